@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * phyllo_arq.h - reliable buffer (type 0x23): Go-Back-N with a session
+ * handshake. The protocol it implements is documented in docs/reliable.md.
+ *
+ * Contract, in order of use:
+ *  1. phyllo_arq_init() with a config and a sink (link) for outgoing units.
+ *  2. phyllo_arq_send() queues a reliable unit in the caller-owned window;
+ *     PHYLLO_E_AGAIN when the window is full. Units queued before the
+ *     handshake completes go out when it does.
+ *  3. phyllo_arq_receive() takes one received reliable-buffer payload and
+ *     says whether it carries a unit for the application.
+ *  4. phyllo_arq_poll() runs the timers (resend, delayed ACK, SYN retry);
+ *     call it at least by the time it returns.
+ * Time is always the caller's millisecond clock, passed in; it may wrap.
+ */
+#ifndef PHYLLO_ARQ_H
+#define PHYLLO_ARQ_H
+
+#include "phyllo_types.h"
+#include "phyllo_wire.h"
+#include "phyllo_datagram.h"
+#include "phyllo_stats.h"
+
+/* Send window storage, in units; the configured window may be smaller. */
+#ifndef PHYLLO_ARQ_WINDOW_MAX
+#define PHYLLO_ARQ_WINDOW_MAX 8
+#endif
+#if PHYLLO_ARQ_WINDOW_MAX < 1 || PHYLLO_ARQ_WINDOW_MAX > 64
+#error "PHYLLO_ARQ_WINDOW_MAX must be 1..64"
+#endif
+
+enum phyllo_arq_state {
+	PHYLLO_ARQ_CLOSED = 0,   /* not started */
+	PHYLLO_ARQ_SYN_SENT = 1, /* handshake under way */
+	PHYLLO_ARQ_OPEN = 2,     /* session established */
+};
+
+struct phyllo_arq_config {
+	uint8_t window;         /* 1..PHYLLO_ARQ_WINDOW_MAX units in flight */
+	bool handshake;         /* false: start open at seq 0 (public peers) */
+	uint16_t rto_min_ms;    /* adaptive retransmit timeout bounds */
+	uint16_t rto_max_ms;
+	uint16_t rto_init_ms;   /* before the first round-trip sample */
+	uint16_t ack_delay_ms;  /* pure-ACK delay, waiting for a piggyback */
+	uint8_t max_retries;    /* timeouts without progress before the session
+				 * is declared lost; 0 = never */
+};
+
+/* Defaults: Go-Back-N as the public host, adaptive timeout. */
+#define PHYLLO_ARQ_CONFIG_DEFAULT { .window = 4, .handshake = true, \
+	.rto_min_ms = 10, .rto_max_ms = 1000, .rto_init_ms = 100, \
+	.ack_delay_ms = 4, .max_retries = 0 }
+
+/* Where the reliable layer sends a unit: hdr is the 4-byte reliable header
+ * (plus ext, never sent by us), body the payload. */
+struct phyllo_arq_link {
+	void (*send)(void *ctx, const uint8_t *hdr, uint8_t nhdr,
+		     const uint8_t *body, uint16_t nbody);
+	void *ctx;
+};
+
+struct phyllo_arq_slot {
+	uint8_t type;
+	uint8_t len;
+	uint8_t data[PHYLLO_RELIABLE_MAX];
+};
+
+struct phyllo_arq {
+	struct phyllo_arq_config cfg;
+	struct phyllo_arq_link link;
+	struct phyllo_stats *stats;
+	uint8_t state;          /* enum phyllo_arq_state */
+	uint8_t local_nonce;    /* our session identifier (SYN seq field) */
+	uint8_t peer_nonce;     /* peer's, learnt from its SYN or SYN|ACK */
+	bool peer_heard;        /* any unit from the peer in this session */
+	bool hold;              /* receiver full: do not accept or ack data */
+	/* transmit side */
+	uint8_t tx_base;        /* oldest unacknowledged seq */
+	uint8_t tx_count;       /* units queued (seq tx_base .. +count-1) */
+	uint8_t tx_sent;        /* of those, sent at least once */
+	uint8_t slot_head;      /* slot index holding tx_base */
+	uint8_t retries;        /* timeouts since the last progress */
+	bool rto_armed;
+	bool nak_resent;        /* resent on a NAK since the last progress */
+	bool rtt_timing;        /* a round-trip sample is running */
+	uint8_t rtt_seq;
+	uint32_t rtt_start;
+	uint32_t rto_due;
+	uint16_t rto;           /* current timeout, ms */
+	uint16_t srtt8;         /* smoothed RTT x 8 (0 = no sample yet) */
+	uint16_t rttvar4;       /* RTT variation x 4 */
+	/* receive side */
+	uint8_t rx_next;        /* next seq expected */
+	bool ack_pending;
+	bool nak_sent;          /* NAK sent for the current rx_next */
+	uint32_t ack_due;
+	/* handshake */
+	uint32_t syn_due;
+	uint16_t syn_interval;
+	/* totals for "has everything I wrote been acknowledged" */
+	uint32_t tx_queued_total;
+	uint32_t tx_acked_total;
+	struct phyllo_arq_slot slot[PHYLLO_ARQ_WINDOW_MAX];
+};
+
+/* nonce: any value that differs between boots helps the peer tell a restart
+ * from a repeated SYN (kernel: random; AVR: a boot counter or noise). */
+int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
+		    const struct phyllo_arq_link *link, struct phyllo_stats *stats,
+		    uint8_t nonce);
+/* Units that can still be queued now. */
+uint8_t phyllo_arq_room(const struct phyllo_arq *a);
+/* Queue a reliable unit; type >= 0x10. Returns 0, PHYLLO_E_AGAIN,
+ * PHYLLO_E_TOOBIG or PHYLLO_E_INVAL. */
+int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
+		    uint16_t len, uint32_t now_ms);
+/* Send an unreliable (NOS) unit at once, with a piggybacked ACK. */
+int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
+			       const uint8_t *data, uint16_t len);
+/*
+ * Process one reliable-buffer payload. Returns 1 and fills *out when it
+ * carries a unit for the application, 0 when it was consumed by the layer
+ * (ACK, handshake), or a negative enum phyllo_err for a dropped unit.
+ */
+int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
+		       uint32_t now_ms, struct phyllo_unit *out);
+/* Run the timers; returns milliseconds until the next call is needed
+ * (at most 1000). */
+uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms);
+/* Drop the session, report what was in flight as lost, start a handshake;
+ * with rst the peer is told to do the same. */
+void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms);
+/* Receiver back-pressure: while held, new data is neither accepted nor
+ * acknowledged, so the peer's window closes instead of data being lost. */
+void phyllo_arq_hold(struct phyllo_arq *a, bool hold);
+
+#endif /* PHYLLO_ARQ_H */

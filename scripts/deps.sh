@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Install the Debian packages a make target needs, only those missing.
+# Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino)
+set -e
+pkgs=""
+for group in "$@"; do
+	case "$group" in
+	core)    pkgs="$pkgs gcc make libc6-dev python3" ;;
+	avr)     pkgs="$pkgs gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config" ;;
+	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux" ;;
+	qemu)    pkgs="$pkgs linux-image-amd64 linux-headers-amd64 qemu-system-x86 qemu-system-misc busybox-static cpio util-linux" ;;
+	arduino) pkgs="$pkgs arduino-core-avr avrdude zip" ;;
+	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
+	esac
+done
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps.sh: missing packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >/dev/null
+apt-get install -y -q --no-install-recommends $missing >/dev/null
