@@ -88,19 +88,25 @@ struct phyllo_arq {
 	uint32_t rtt_start;
 	uint32_t rto_due;
 	uint16_t rto;           /* current timeout, ms */
-	uint16_t srtt8;         /* smoothed RTT x 8 (0 = no sample yet) */
+	bool rtt_valid;         /* srtt8/rttvar4 hold a sample */
+	uint16_t srtt8;         /* smoothed RTT x 8 */
 	uint16_t rttvar4;       /* RTT variation x 4 */
 	/* receive side */
 	uint8_t rx_next;        /* next seq expected */
 	bool ack_pending;
 	bool nak_sent;          /* NAK sent for the current rx_next */
+	bool hold_dropped;      /* data dropped while held: NAK on release */
 	uint32_t ack_due;
 	/* handshake */
 	uint32_t syn_due;
 	uint16_t syn_interval;
-	/* totals for "has everything I wrote been acknowledged" */
+	/*
+	 * Totals for "has everything I sent been dealt with": a unit is retired
+	 * when acknowledged or when a session reset loses it (then also counted
+	 * in stats->tx_reset_lost and visible as a new stats->sessions).
+	 */
 	uint32_t tx_queued_total;
-	uint32_t tx_acked_total;
+	uint32_t tx_retired_total;
 	struct phyllo_arq_slot slot[PHYLLO_ARQ_WINDOW_MAX];
 };
 

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * phyllo_arq.c - reliable buffer: Go-Back-N with a SYN handshake.
+ *
+ * Sender: units wait in a ring of slots from tx_base; every unit sent is
+ * resent, in order, when the single retransmit timer (oldest unit) expires
+ * or a NAK asks for it. Receiver window 1: only rx_next is accepted.
+ * Session handshake, restart detection and timers: docs/reliable.md.
+ */
+#include "phyllo_arq.h"
+
+static uint8_t slot_index(const struct phyllo_arq *a, uint8_t i)
+{
+	uint16_t k = (uint16_t)a->slot_head + i;
+
+	return (uint8_t)(k >= PHYLLO_ARQ_WINDOW_MAX ? k - PHYLLO_ARQ_WINDOW_MAX : k);
+}
+
+static void arq_emit(struct phyllo_arq *a, uint8_t seq, uint8_t ack, uint8_t flags,
+		     uint8_t type, const uint8_t *data, uint16_t len)
+{
+	uint8_t hdr[PHYLLO_RELIABLE_HDR];
+
+	/* Every unit of an open session carries the cumulative ACK. */
+	if (a->state == PHYLLO_ARQ_OPEN && !(flags & PHYLLO_FLAG_SYN)) {
+		flags |= PHYLLO_FLAG_ACK;
+		ack = a->rx_next;
+		a->ack_pending = false;
+	}
+	hdr[0] = seq;
+	hdr[1] = ack;
+	hdr[2] = flags;
+	hdr[3] = type;
+	a->link.send(a->link.ctx, hdr, sizeof(hdr), data, len);
+}
+
+static void arq_emit_control(struct phyllo_arq *a, uint8_t flags)
+{
+	arq_emit(a, 0, 0, PHYLLO_FLAG_NOS | flags, PHYLLO_TYPE_CONTROL, NULL, 0);
+}
+
+static void arq_emit_syn(struct phyllo_arq *a, bool ack)
+{
+	arq_emit(a, a->local_nonce, ack ? a->peer_nonce : 0,
+		 PHYLLO_FLAG_SYN | (ack ? PHYLLO_FLAG_ACK : 0), PHYLLO_TYPE_CONTROL, NULL, 0);
+}
+
+static void arq_emit_slot(struct phyllo_arq *a, uint8_t i)
+{
+	const struct phyllo_arq_slot *sl = &a->slot[slot_index(a, i)];
+
+	arq_emit(a, (uint8_t)(a->tx_base + i), 0, 0, sl->type, sl->data, sl->len);
+}
+
+/* Send what is queued but not yet sent; start the clocks. */
+static void arq_transmit_new(struct phyllo_arq *a, uint32_t now)
+{
+	if (a->state != PHYLLO_ARQ_OPEN)
+		return;
+	while (a->tx_sent < a->tx_count) {
+		arq_emit_slot(a, a->tx_sent);
+		if (!a->rtt_timing) {
+			a->rtt_timing = true;
+			a->rtt_seq = (uint8_t)(a->tx_base + a->tx_sent);
+			a->rtt_start = now;
+		}
+		a->tx_sent++;
+	}
+	if (a->tx_sent && !a->rto_armed) {
+		a->rto_armed = true;
+		a->rto_due = now + a->rto;
+	}
+}
+
+/* Go back N: everything sent and unacknowledged goes out again, in order. */
+static void arq_resend_all(struct phyllo_arq *a, uint32_t now)
+{
+	uint8_t i;
+
+	for (i = 0; i < a->tx_sent; i++)
+		arq_emit_slot(a, i);
+	a->stats->tx_retransmits += a->tx_sent;
+	a->rtt_timing = false;	/* Karn: no sample from a resent unit */
+	a->rto_armed = a->tx_sent != 0;
+	a->rto_due = now + a->rto;
+}
+
+static uint16_t clamp16(uint32_t v, uint16_t lo, uint16_t hi)
+{
+	return (uint16_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+/* Jacobson/Karels with shifts only: srtt8 = 8 * SRTT, rttvar4 = 4 * RTTVAR,
+ * RTO = SRTT + 4 * RTTVAR, within the configured bounds. */
+static void arq_rtt_sample(struct phyllo_arq *a, uint32_t r)
+{
+	uint32_t srtt8 = a->srtt8, var4 = a->rttvar4;
+
+	if (r > 8000)
+		r = 8000;
+	if (!a->rtt_valid) {
+		srtt8 = r << 3;
+		var4 = r << 1;
+		a->rtt_valid = true;
+	} else {
+		uint32_t s = srtt8 >> 3;
+		uint32_t err = r > s ? r - s : s - r;
+
+		srtt8 = srtt8 - (srtt8 >> 3) + r;
+		var4 = var4 - (var4 >> 2) + err;
+	}
+	a->srtt8 = (uint16_t)srtt8;
+	a->rttvar4 = (uint16_t)var4;
+	a->rto = clamp16((srtt8 >> 3) + (var4 ? var4 : 1), a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+	a->stats->rtt_ms = srtt8 >> 3;
+	a->stats->rto_ms = a->rto;
+}
+
+/* Retire n acknowledged units from the front of the window. */
+static void arq_release(struct phyllo_arq *a, uint8_t n, uint32_t now)
+{
+	if (a->rtt_timing && (uint8_t)(a->rtt_seq - a->tx_base) < n) {
+		arq_rtt_sample(a, now - a->rtt_start);
+		a->rtt_timing = false;
+	}
+	a->slot_head = slot_index(a, n);
+	a->tx_base = (uint8_t)(a->tx_base + n);
+	a->tx_count -= n;
+	a->tx_sent -= n;
+	a->tx_retired_total += n;
+	a->retries = 0;
+	a->nak_resent = false;
+	a->rto_armed = a->tx_sent != 0;
+	a->rto_due = now + a->rto;
+}
+
+static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now)
+{
+	uint8_t n = (uint8_t)(ack - a->tx_base);
+
+	if (n > a->tx_sent) {
+		a->stats->rx_ack_stale++;
+		return;
+	}
+	if (n)
+		arq_release(a, n, now);
+	if (nak) {
+		a->stats->rx_naks++;
+		if (a->tx_sent && !a->nak_resent) {
+			arq_resend_all(a, now);
+			a->nak_resent = true;
+		}
+	}
+}
+
+/* Units sent in the session that just ended are lost: count and retire
+ * them. Queued units never sent stay for the next session. */
+static void arq_drop_inflight(struct phyllo_arq *a)
+{
+	uint8_t n = a->tx_sent;
+
+	a->stats->tx_reset_lost += n;
+	a->tx_retired_total += n;
+	a->slot_head = slot_index(a, n);
+	a->tx_count -= n;
+	a->tx_sent = 0;
+}
+
+static void arq_open(struct phyllo_arq *a, uint32_t now)
+{
+	a->state = PHYLLO_ARQ_OPEN;
+	a->stats->sessions++;
+	a->tx_base = 0;
+	a->tx_sent = 0;
+	a->rx_next = 0;
+	a->peer_heard = false;
+	a->ack_pending = false;
+	a->nak_sent = false;
+	a->rto_armed = false;
+	a->rtt_timing = false;
+	a->retries = 0;
+	a->nak_resent = false;
+	arq_transmit_new(a, now);
+}
+
+static void arq_start_handshake(struct phyllo_arq *a, uint32_t now)
+{
+	a->state = PHYLLO_ARQ_SYN_SENT;
+	a->syn_interval = a->cfg.rto_init_ms;
+	a->syn_due = now + a->syn_interval;
+	arq_emit_syn(a, false);
+}
+
+static void arq_on_syn(struct phyllo_arq *a, uint8_t nonce, uint8_t ack, uint8_t flags,
+		       uint32_t now)
+{
+	if (flags & PHYLLO_FLAG_ACK) {
+		/* SYN|ACK: completes our handshake if it answers our SYN. */
+		if (a->state == PHYLLO_ARQ_SYN_SENT && ack == a->local_nonce) {
+			a->peer_nonce = nonce;
+			arq_open(a, now);
+		}
+		return;
+	}
+	if (a->state == PHYLLO_ARQ_OPEN) {
+		/* A repeated SYN whose answer was lost: answer again. */
+		if (nonce == a->peer_nonce && !a->peer_heard) {
+			arq_emit_syn(a, true);
+			return;
+		}
+		/* Otherwise the peer restarted: this session is over. */
+		a->stats->peer_resets++;
+		arq_drop_inflight(a);
+	}
+	a->peer_nonce = nonce;
+	arq_emit_syn(a, true);
+	arq_open(a, now);
+}
+
+static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
+{
+	uint8_t behind = (uint8_t)(a->rx_next - seq);
+
+	if (seq == a->rx_next) {
+		if (a->hold) {
+			a->hold_dropped = true;
+			return PHYLLO_E_HOLD;
+		}
+		a->rx_next++;
+		a->nak_sent = false;
+		if (!a->ack_pending) {
+			a->ack_pending = true;
+			a->ack_due = now + a->cfg.ack_delay_ms;
+		}
+		return 0;
+	}
+	if (behind <= 128) {
+		/* Our ACK was lost: repeat it at once so the sender moves on. */
+		a->ack_pending = true;
+		a->ack_due = now;
+		return PHYLLO_E_DUP;
+	}
+	if (!a->nak_sent) {
+		arq_emit_control(a, PHYLLO_FLAG_NAK);
+		a->stats->tx_naks++;
+		a->nak_sent = true;
+	}
+	return PHYLLO_E_SEQ;
+}
+
+int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
+		       uint32_t now_ms, struct phyllo_unit *out)
+{
+	uint8_t flags, hdr = PHYLLO_RELIABLE_HDR;
+	int ret;
+
+	if (n < PHYLLO_RELIABLE_HDR)
+		return PHYLLO_E_LENGTH;
+	flags = p[2];
+	if (flags & PHYLLO_FLAG_EXT) {
+		if (n < PHYLLO_RELIABLE_HDR + 1 || n < (uint16_t)(PHYLLO_RELIABLE_HDR + 1 + p[4]))
+			return PHYLLO_E_LENGTH;
+		hdr = (uint8_t)(PHYLLO_RELIABLE_HDR + 1 + p[4]);
+	}
+	if (flags & (uint8_t)~PHYLLO_FLAGS_KNOWN)
+		return PHYLLO_E_FLAGS;
+	if (flags & PHYLLO_FLAG_RST) {
+		if (a->state == PHYLLO_ARQ_OPEN)
+			phyllo_arq_reset(a, false, now_ms);
+		return 0;
+	}
+	if (flags & PHYLLO_FLAG_SYN) {
+		arq_on_syn(a, p[0], p[1], flags, now_ms);
+		return 0;
+	}
+	if (a->state != PHYLLO_ARQ_OPEN && !(flags & PHYLLO_FLAG_NOS))
+		return PHYLLO_E_NOSESSION;
+	if (a->state == PHYLLO_ARQ_OPEN) {
+		a->peer_heard = true;
+		if (flags & PHYLLO_FLAG_ACK)
+			arq_on_ack(a, p[1], flags & PHYLLO_FLAG_NAK, now_ms);
+	}
+	if (!(flags & PHYLLO_FLAG_NOS)) {
+		ret = arq_on_data(a, p[0], now_ms);
+		if (ret < 0)
+			return ret;
+	}
+	if (p[3] <= PHYLLO_TYPE_INTERNAL_MAX)
+		return 0;
+	out->type = p[3];
+	out->data = p + hdr;
+	out->len = n - hdr;
+	return 1;
+}
+
+static uint16_t arq_until(uint16_t next, uint32_t now, uint32_t due)
+{
+	uint32_t d = phyllo_time_reached(now, due) ? 0 : due - now;
+
+	return d < next ? (uint16_t)d : next;
+}
+
+static void arq_on_timeout(struct phyllo_arq *a, uint32_t now)
+{
+	a->stats->tx_timeouts++;
+	if (a->cfg.max_retries && ++a->retries >= a->cfg.max_retries) {
+		phyllo_arq_reset(a, true, now);
+		return;
+	}
+	a->rto = clamp16((uint32_t)a->rto << 1, a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+	a->stats->rto_ms = a->rto;
+	a->nak_resent = false;
+	arq_resend_all(a, now);
+}
+
+uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
+{
+	uint16_t next = 1000;
+
+	if (a->state == PHYLLO_ARQ_CLOSED)
+		arq_start_handshake(a, now_ms);
+	if (a->state == PHYLLO_ARQ_SYN_SENT) {
+		if (phyllo_time_reached(now_ms, a->syn_due)) {
+			arq_emit_syn(a, false);
+			a->syn_interval = clamp16((uint32_t)a->syn_interval << 1,
+						  a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+			a->syn_due = now_ms + a->syn_interval;
+		}
+		return arq_until(next, now_ms, a->syn_due);
+	}
+	if (a->ack_pending && phyllo_time_reached(now_ms, a->ack_due)) {
+		arq_emit_control(a, 0);
+		a->stats->tx_acks++;
+	}
+	if (a->ack_pending)
+		next = arq_until(next, now_ms, a->ack_due);
+	if (a->rto_armed && phyllo_time_reached(now_ms, a->rto_due))
+		arq_on_timeout(a, now_ms);
+	if (a->rto_armed)
+		next = arq_until(next, now_ms, a->rto_due);
+	return next;
+}
+
+int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
+		    const struct phyllo_arq_link *link, struct phyllo_stats *stats,
+		    uint8_t nonce)
+{
+	if (!cfg || !link || !link->send || !stats || cfg->window < 1 ||
+	    cfg->window > PHYLLO_ARQ_WINDOW_MAX || cfg->window > 127 ||
+	    cfg->rto_min_ms < 1 || cfg->rto_min_ms > cfg->rto_max_ms)
+		return PHYLLO_E_INVAL;
+	memset(a, 0, sizeof(*a));
+	a->cfg = *cfg;
+	a->link = *link;
+	a->stats = stats;
+	a->local_nonce = nonce;
+	a->rto = clamp16(cfg->rto_init_ms, cfg->rto_min_ms, cfg->rto_max_ms);
+	a->cfg.rto_init_ms = a->rto;
+	stats->rto_ms = a->rto;
+	if (!cfg->handshake) {
+		/* Public peers have no handshake: both sides start at seq 0. */
+		a->state = PHYLLO_ARQ_OPEN;
+		stats->sessions++;
+	}
+	return 0;
+}
+
+uint8_t phyllo_arq_room(const struct phyllo_arq *a)
+{
+	return (uint8_t)(a->cfg.window - a->tx_count);
+}
+
+int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
+		    uint16_t len, uint32_t now_ms)
+{
+	struct phyllo_arq_slot *sl;
+
+	if (type <= PHYLLO_TYPE_INTERNAL_MAX || (len && !data))
+		return PHYLLO_E_INVAL;
+	if (len > PHYLLO_RELIABLE_MAX)
+		return PHYLLO_E_TOOBIG;
+	if (a->tx_count >= a->cfg.window)
+		return PHYLLO_E_AGAIN;
+	sl = &a->slot[slot_index(a, a->tx_count)];
+	sl->type = type;
+	sl->len = (uint8_t)len;
+	if (len)
+		memcpy(sl->data, data, len);
+	a->tx_count++;
+	a->tx_queued_total++;
+	arq_transmit_new(a, now_ms);
+	return 0;
+}
+
+int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
+			       const uint8_t *data, uint16_t len)
+{
+	if (type <= PHYLLO_TYPE_INTERNAL_MAX || (len && !data))
+		return PHYLLO_E_INVAL;
+	if (len > PHYLLO_RELIABLE_MAX)
+		return PHYLLO_E_TOOBIG;
+	arq_emit(a, 0, 0, PHYLLO_FLAG_NOS, type, data, len);
+	return 0;
+}
+
+void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms)
+{
+	if (rst)
+		arq_emit_control(a, PHYLLO_FLAG_RST);
+	arq_drop_inflight(a);
+	a->rto_armed = false;
+	a->ack_pending = false;
+	a->local_nonce++;
+	arq_start_handshake(a, now_ms);
+}
+
+void phyllo_arq_hold(struct phyllo_arq *a, bool hold)
+{
+	a->hold = hold;
+	if (!hold && a->hold_dropped) {
+		/* Ask for the refused units now rather than at the peer's
+		 * timeout. */
+		a->hold_dropped = false;
+		if (a->state == PHYLLO_ARQ_OPEN) {
+			arq_emit_control(a, PHYLLO_FLAG_NAK);
+			a->stats->tx_naks++;
+		}
+	}
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * phyllo_pubsub.c - document and pub-sub message headers.
+ * See phyllo_pubsub.h for the contract.
+ */
+#include "phyllo_pubsub.h"
+
+int phyllo_doc_parse(const uint8_t *p, uint16_t n, struct phyllo_doc *d)
+{
+	if (n < PHYLLO_DOC_HDR)
+		return PHYLLO_E_LENGTH;
+	d->format = p[0];
+	d->schema = p[1];
+	d->body = p + PHYLLO_DOC_HDR;
+	d->len = n - PHYLLO_DOC_HDR;
+	return 0;
+}
+
+int phyllo_doc_header(uint8_t hdr[PHYLLO_DOC_HDR], uint8_t format, uint8_t schema)
+{
+	hdr[0] = format;
+	hdr[1] = schema;
+	return PHYLLO_DOC_HDR;
+}
+
+int phyllo_pubsub_parse(const uint8_t *p, uint16_t n, struct phyllo_pubsub *m)
+{
+	uint8_t tl;
+
+	if (n < PHYLLO_PUBSUB_HDR)
+		return PHYLLO_E_LENGTH;
+	/* The reserved high bits must be 0: public peers read the byte whole. */
+	if (p[1] & (uint8_t)~PHYLLO_TOPIC_LEN_MASK)
+		return PHYLLO_E_TOPIC;
+	tl = p[1];
+	if (n < (uint16_t)(PHYLLO_PUBSUB_HDR + tl))
+		return PHYLLO_E_LENGTH;
+	m->type = p[0];
+	m->topic_len = tl;
+	m->topic = p + PHYLLO_PUBSUB_HDR;
+	m->payload = m->topic + tl;
+	m->len = n - PHYLLO_PUBSUB_HDR - tl;
+	return 0;
+}
+
+int phyllo_pubsub_header(uint8_t *out, uint16_t cap, uint8_t type,
+			 const uint8_t *topic, uint8_t topic_len)
+{
+	if (topic_len > PHYLLO_TOPIC_MAX || (topic_len && !topic))
+		return PHYLLO_E_TOPIC;
+	if (cap < (uint16_t)(PHYLLO_PUBSUB_HDR + topic_len))
+		return PHYLLO_E_NOSPACE;
+	out[0] = type;
+	out[1] = topic_len;
+	if (topic_len)
+		memcpy(out + PHYLLO_PUBSUB_HDR, topic, topic_len);
+	return PHYLLO_PUBSUB_HDR + topic_len;
+}
+
+bool phyllo_pubsub_topic_match(const struct phyllo_pubsub *m,
+			       const uint8_t *prefix, uint8_t n)
+{
+	return n <= m->topic_len && (n == 0 || memcmp(m->topic, prefix, n) == 0);
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * phyllo_stack.c - the conventional presets: chunks in, units out, and
+ * units in, frames out. Every receive-path drop is counted here, in one
+ * place (stack_count_drop), from the error the layer returned.
+ */
+#include "phyllo_stack.h"
+
+/* Longest header stack: datagram + validated + reliable. */
+#define STACK_HDR_MAX (PHYLLO_DATAGRAM_HDR + PHYLLO_VALIDATED_HDR + PHYLLO_RELIABLE_HDR)
+
+static void stack_count_drop(struct phyllo_stats *st, int err)
+{
+	switch (err) {
+	case PHYLLO_E_OVERFLOW:  st->rx_overflow++; break;
+	case PHYLLO_E_FRAMING:   st->rx_framing++; break;
+	case PHYLLO_E_NOSPACE:   st->rx_overflow++; break;
+	case PHYLLO_E_LENGTH:    st->rx_length++; break;
+	case PHYLLO_E_CRC:       st->rx_crc++; break;
+	case PHYLLO_E_TYPE:      st->rx_type++; break;
+	case PHYLLO_E_FLAGS:     st->rx_flags++; break;
+	case PHYLLO_E_SEQ:       st->rx_seq++; break;
+	case PHYLLO_E_DUP:       st->rx_dup++; break;
+	case PHYLLO_E_NOSESSION: st->rx_nosession++; break;
+	case PHYLLO_E_HOLD:      st->rx_hold++; break;
+	default:                 st->rx_length++; break;
+	}
+}
+
+/* Write one frame: delimiter, COBS(head ++ body), delimiter. */
+static void stack_write_frame(struct phyllo_stack *s, const uint8_t *head, uint16_t nh,
+			      const uint8_t *body, uint16_t nb)
+{
+	static const uint8_t delim = PHYLLO_DELIMITER;
+
+	s->out.write(s->out.ctx, &delim, 1);
+	s->stats.tx_bytes += 2 + phyllo_cobs_write(&s->out, head, nh, body, nb);
+	s->out.write(s->out.ctx, &delim, 1);
+	s->stats.tx_frames++;
+}
+
+/*
+ * Wrap type + pre[0..npre) + body in the preset's datagram (and validated
+ * datagram) headers and write the frame. pre is the reliable header, if any.
+ */
+static int stack_emit(struct phyllo_stack *s, uint8_t type, const uint8_t *pre, uint8_t npre,
+		      const uint8_t *body, uint16_t nb)
+{
+	uint8_t hdr[STACK_HDR_MAX];
+	uint8_t n = PHYLLO_DATAGRAM_HDR;
+	int ret;
+
+	if (s->preset == PHYLLO_PRESET_MINIMAL) {
+		ret = phyllo_datagram_header(hdr, type, nb);
+	} else {
+		uint16_t inner = PHYLLO_VALIDATED_HDR + npre + nb;
+
+		ret = phyllo_datagram_header(hdr, PHYLLO_TYPE_VALIDATED, inner);
+		if (ret >= 0)
+			ret = phyllo_validated_header(hdr + n, type, pre, npre, body, nb);
+		n += PHYLLO_VALIDATED_HDR;
+	}
+	if (ret < 0)
+		return ret;
+	memcpy(hdr + n, pre, npre);
+	stack_write_frame(s, hdr, n + npre, body, nb);
+	return 0;
+}
+
+/* The reliable layer's sink: its units travel in validated datagrams. */
+static void stack_arq_send(void *ctx, const uint8_t *hdr, uint8_t nhdr,
+			   const uint8_t *body, uint16_t nbody)
+{
+	stack_emit(ctx, PHYLLO_TYPE_RELIABLE, hdr, nhdr, body, nbody);
+}
+
+int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
+		      const struct phyllo_arq_config *arq_cfg,
+		      const struct phyllo_out *out, uint8_t nonce, uint32_t now_ms)
+{
+	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
+	struct phyllo_arq_link link = { .send = stack_arq_send, .ctx = s };
+	int ret = 0;
+
+	if (preset > PHYLLO_PRESET_STANDARD || !out || !out->write)
+		return PHYLLO_E_INVAL;
+	memset(s, 0, sizeof(*s));
+	s->preset = preset;
+	s->out = *out;
+	phyllo_chunk_init(&s->chunk);
+	if (preset == PHYLLO_PRESET_STANDARD) {
+		ret = phyllo_arq_init(&s->arq, arq_cfg ? arq_cfg : &def, &link, &s->stats, nonce);
+		if (ret == 0)
+			phyllo_arq_poll(&s->arq, now_ms);
+	}
+	return ret;
+}
+
+uint16_t phyllo_stack_mtu(uint8_t preset)
+{
+	switch (preset) {
+	case PHYLLO_PRESET_MINIMAL: return PHYLLO_DATAGRAM_MAX;
+	case PHYLLO_PRESET_REDUCED: return PHYLLO_VALIDATED_MAX;
+	default:                    return PHYLLO_RELIABLE_MAX;
+	}
+}
+
+/* Climb the preset's layers for one decoded frame. Returns 1 with *u set
+ * when the frame carries an application unit, 0 when a layer consumed it,
+ * or a negative enum phyllo_err. */
+static int stack_climb(struct phyllo_stack *s, uint16_t len, uint32_t now_ms,
+		       struct phyllo_unit *u)
+{
+	struct phyllo_unit v;
+	int ret = phyllo_datagram_parse(s->chunk.buf, len, u);
+
+	if (ret < 0 || s->preset == PHYLLO_PRESET_MINIMAL)
+		return ret < 0 ? ret : 1;
+	if (u->type != PHYLLO_TYPE_VALIDATED)
+		return PHYLLO_E_TYPE;
+	ret = phyllo_validated_parse(u->data, u->len, &v);
+	if (ret < 0)
+		return ret;
+	if (s->preset == PHYLLO_PRESET_REDUCED) {
+		*u = v;
+		return 1;
+	}
+	if (v.type != PHYLLO_TYPE_RELIABLE)
+		return PHYLLO_E_TYPE;
+	return phyllo_arq_receive(&s->arq, v.data, v.len, now_ms, u);
+}
+
+static int stack_frame(struct phyllo_stack *s, uint16_t chunk_len, uint32_t now_ms,
+		       struct phyllo_unit *u)
+{
+	int ret = phyllo_cobs_decode(s->chunk.buf, chunk_len, s->chunk.buf, sizeof(s->chunk.buf));
+
+	if (ret >= 0)
+		ret = stack_climb(s, (uint16_t)ret, now_ms, u);
+	/* Layer-internal types never reach the application. */
+	if (ret == 1 && u->type <= PHYLLO_TYPE_INTERNAL_MAX)
+		ret = 0;
+	return ret;
+}
+
+uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16_t n,
+			      uint32_t now_ms, struct phyllo_unit *unit, bool *got)
+{
+	uint16_t i = 0;
+	int ret;
+
+	*got = false;
+	while (i < n) {
+		ret = phyllo_chunk_push(&s->chunk, buf[i++]);
+		if (ret == 0)
+			continue;
+		if (ret > 0) {
+			s->stats.rx_frames++;
+			ret = stack_frame(s, (uint16_t)ret, now_ms, unit);
+		}
+		if (ret < 0) {
+			stack_count_drop(&s->stats, ret);
+		} else if (ret == 1) {
+			s->stats.rx_units++;
+			*got = true;
+			break;
+		}
+	}
+	s->stats.rx_bytes += i;
+	return i;
+}
+
+int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,
+		      uint16_t len, bool reliable, uint32_t now_ms)
+{
+	int ret;
+
+	if (type <= PHYLLO_TYPE_INTERNAL_MAX || (len && !data))
+		return PHYLLO_E_INVAL;
+	if (len > phyllo_stack_mtu(s->preset))
+		return PHYLLO_E_TOOBIG;
+	if (s->preset != PHYLLO_PRESET_STANDARD)
+		ret = stack_emit(s, type, NULL, 0, data, len);
+	else if (reliable)
+		ret = phyllo_arq_send(&s->arq, type, data, len, now_ms);
+	else
+		ret = phyllo_arq_send_unreliable(&s->arq, type, data, len);
+	if (ret == 0)
+		s->stats.tx_units++;
+	return ret;
+}
+
+uint8_t phyllo_stack_room(const struct phyllo_stack *s)
+{
+	return s->preset == PHYLLO_PRESET_STANDARD ? phyllo_arq_room(&s->arq) : 255;
+}
+
+bool phyllo_stack_idle(const struct phyllo_stack *s)
+{
+	return s->preset != PHYLLO_PRESET_STANDARD || s->arq.tx_count == 0;
+}
+
+uint16_t phyllo_stack_poll(struct phyllo_stack *s, uint32_t now_ms)
+{
+	return s->preset == PHYLLO_PRESET_STANDARD ? phyllo_arq_poll(&s->arq, now_ms) : 1000;
+}
