@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * board.h - the only file that knows which chip the firmware runs on.
+ *
+ *   ATmega328P (Arduino Uno, Nano): USART0, LED on PB5 (D13)
+ *   ATmega32U4 (Arduino Micro, Leonardo): USART1 on pins 0/1, LED on PC7 (D13)
+ *
+ * The 32U4's USB port is left alone: the protocol runs on the hardware UART
+ * so that both boards share one code path and one timing model.
+ */
+#ifndef PHYLLO_FW_BOARD_H
+#define PHYLLO_FW_BOARD_H
+
+#include <avr/io.h>
+
+#if defined(__AVR_ATmega328P__) || defined(__AVR_ATmega328__) || \
+	defined(__AVR_ATmega168__) || defined(__AVR_ATmega168P__)
+#define FW_UDR      UDR0
+#define FW_UCSRA    UCSR0A
+#define FW_UCSRB    UCSR0B
+#define FW_UCSRC    UCSR0C
+#define FW_UBRR     UBRR0
+#define FW_U2X      U2X0
+#define FW_RXEN     RXEN0
+#define FW_TXEN     TXEN0
+#define FW_RXCIE    RXCIE0
+#define FW_UDRIE    UDRIE0
+#define FW_UCSZ0    UCSZ00
+#define FW_UCSZ1    UCSZ01
+#define FW_FE       FE0
+#define FW_DOR      DOR0
+#define FW_RX_vect  USART_RX_vect
+#define FW_UDRE_vect USART_UDRE_vect
+#define FW_LED_DDR  DDRB
+#define FW_LED_PORT PORTB
+#define FW_LED_BIT  PB5
+#elif defined(__AVR_ATmega32U4__)
+#define FW_UDR      UDR1
+#define FW_UCSRA    UCSR1A
+#define FW_UCSRB    UCSR1B
+#define FW_UCSRC    UCSR1C
+#define FW_UBRR     UBRR1
+#define FW_U2X      U2X1
+#define FW_RXEN     RXEN1
+#define FW_TXEN     TXEN1
+#define FW_RXCIE    RXCIE1
+#define FW_UDRIE    UDRIE1
+#define FW_UCSZ0    UCSZ10
+#define FW_UCSZ1    UCSZ11
+#define FW_FE       FE1
+#define FW_DOR      DOR1
+#define FW_RX_vect  USART1_RX_vect
+#define FW_UDRE_vect USART1_UDRE_vect
+#define FW_LED_DDR  DDRC
+#define FW_LED_PORT PORTC
+#define FW_LED_BIT  PC7
+#else
+#error "unsupported MCU: the firmware knows the ATmega328P and the ATmega32U4"
+#endif
+
+#endif /* PHYLLO_FW_BOARD_H */

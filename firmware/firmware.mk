@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# firmware/firmware.mk - AVR firmware, its simulator tests and benchmarks,
+# the Arduino library. Included by the top-level Makefile.
+#
+#   make firmware         every build below, -Werror, then an avr-size table
+#   make test-firmware    on simavr: core tests, echo sessions through a pty,
+#                         lossy link, line noise (tests/firmware/run.sh)
+#   make bench-firmware   cycles per echo, rates, RAM/flash -> build/firmware/bench.json
+#   make arduino-zip      build/Phyllo.zip, installable from the Arduino IDE
+#   make flash BOARD=uno|micro [PORT=/dev/ttyACM0] [FW=standard]
+#
+# A build is BOARD-PRESET[-VARIANT]; its flags are FW_FLAGS_<name>.
+
+AVR_CC      ?= avr-gcc
+AVR_SIZE    ?= avr-size
+AVR_OBJCOPY ?= avr-objcopy
+FW_BUILD    := $(BUILD)/firmware
+FW_F_CPU    := 16000000UL
+FW_WARN     := -Wall -Wextra -Werror -Wundef -Wshadow -Wstrict-prototypes
+FW_CFLAGS   := -std=gnu11 -Os -g $(FW_WARN) -DF_CPU=$(FW_F_CPU) \
+	-ffunction-sections -fdata-sections -fshort-enums -mcall-prologues \
+	-Icore -Ifirmware
+FW_LDFLAGS  := -Wl,--gc-sections
+FW_SRCS     := firmware/main.c firmware/uart.c firmware/clock.c firmware/phyllo_node.c \
+	$(filter-out %_test.c,$(wildcard core/phyllo_*.c))
+
+FW_MCU_uno   := atmega328p
+FW_MCU_micro := atmega32u4
+# Window storage per board: each slot is ~245 bytes of the Uno's 2 KB.
+FW_WIN_uno   := 2
+FW_WIN_micro := 4
+
+fw_std = -DPHYLLO_FW_PRESET=2 -DPHYLLO_FW_APP_PUBSUB=1 -DPHYLLO_ARQ_WINDOW_MAX=$(FW_WIN_$(1))
+FW_FLAGS_uno-standard      := $(call fw_std,uno)
+FW_FLAGS_uno-standard-1m   := $(call fw_std,uno) -DPHYLLO_FW_BAUD=1000000UL
+FW_FLAGS_uno-reduced       := -DPHYLLO_FW_PRESET=1 -DPHYLLO_FW_APP_PUBSUB=1 -DPHYLLO_ARQ_WINDOW_MAX=1
+FW_FLAGS_uno-minimal       := -DPHYLLO_FW_PRESET=0 -DPHYLLO_FW_APP_PUBSUB=0 -DPHYLLO_ARQ_WINDOW_MAX=1
+FW_FLAGS_micro-standard    := $(call fw_std,micro)
+FW_FLAGS_micro-standard-1m := $(call fw_std,micro) -DPHYLLO_FW_BAUD=1000000UL
+FW_FLAGS_micro-reduced     := $(FW_FLAGS_uno-reduced)
+FW_FLAGS_micro-minimal     := $(FW_FLAGS_uno-minimal)
+FW_TARGETS := uno-standard uno-standard-1m uno-reduced uno-minimal \
+	micro-standard micro-standard-1m micro-reduced micro-minimal
+FW_ELFS := $(foreach t,$(FW_TARGETS),$(FW_BUILD)/$(t)/phyllo-$(t).elf)
+
+# $(1) = build name; the board is the part before the first dash.
+define fw_build
+FW_OBJS_$(1) := $$(patsubst %.c,$(FW_BUILD)/$(1)/%.o,$$(FW_SRCS))
+$(FW_BUILD)/$(1)/%.o: %.c
+	@mkdir -p $$(@D)
+	$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
+		$$(FW_FLAGS_$(1)) -MMD -MP -c $$< -o $$@
+$(FW_BUILD)/$(1)/phyllo-$(1).elf: $$(FW_OBJS_$(1))
+	$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
+		$$(FW_LDFLAGS) $$^ -o $$@
+$(FW_BUILD)/$(1)/phyllo-$(1).hex: $(FW_BUILD)/$(1)/phyllo-$(1).elf
+	$$(AVR_OBJCOPY) -O ihex -R .eeprom $$< $$@
+-include $$(FW_OBJS_$(1):.o=.d)
+endef
+$(foreach t,$(FW_TARGETS),$(eval $(call fw_build,$(t))))
+
+.PHONY: firmware deps-avr flash
+deps-avr:
+	@scripts/deps.sh avr
+
+firmware: deps-avr $(FW_ELFS) $(FW_ELFS:.elf=.hex)
+	@firmware/size-table.sh $(FW_ELFS) | tee $(FW_BUILD)/size.txt
+
+# Flash real hardware. The Uno's optiboot listens at 115200; the Micro's
+# Caterina bootloader is entered by opening the port at 1200 baud.
+BOARD ?= uno
+FW    ?= standard
+PORT  ?= /dev/ttyACM0
+FW_AVRDUDE_uno   := -p atmega328p -c arduino -b 115200
+FW_AVRDUDE_micro := -p atmega32u4 -c avr109 -b 57600
+flash: $(FW_BUILD)/$(BOARD)-$(FW)/phyllo-$(BOARD)-$(FW).hex
+ifeq ($(BOARD),micro)
+	stty -F $(PORT) 1200 && sleep 2
+endif
+	avrdude $(FW_AVRDUDE_$(BOARD)) -P $(PORT) -D -U flash:w:$<:i

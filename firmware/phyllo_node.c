@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * phyllo_node.c - endpoints of the device side (see phyllo_node.h).
+ *
+ * Order of work for one unit: hold the receiver if no reply could be sent,
+ * let the stack deliver at most one unit, dispatch it by topic, send the
+ * reply at once (the unit's bytes stay valid until the next feed).
+ */
+#include "phyllo_node.h"
+#include "phyllo_msgpack.h"
+
+#ifdef __AVR__
+#include <avr/pgmspace.h>
+#else
+#define PROGMEM
+#define memcmp_P memcmp
+#endif
+
+/* Topic names live in flash on the AVR: RAM is the scarce resource. */
+static const char topic_echo[] PROGMEM = "echo";
+static const char topic_ping[] PROGMEM = "ping";
+static const char topic_blink[] PROGMEM = "blink";
+static const char topic_stats[] PROGMEM = "stats";
+
+static bool topic_is(const struct phyllo_pubsub *m, const char *name, uint8_t n)
+{
+	return m->topic_len == n && memcmp_P(m->topic, name, n) == 0;
+}
+
+static void node_send(struct phyllo_node *nd, uint8_t type, const uint8_t *p,
+		      uint16_t n, uint32_t now_ms)
+{
+	if (phyllo_stack_send(&nd->stack, type, p, n, true, now_ms) < 0)
+		nd->reply_lost++;
+}
+
+/* Reply on the request's topic: headers into buf, body written by the
+ * caller through the returned writer, then node_reply_send(). */
+static int node_reply_start(uint8_t *buf, const struct phyllo_pubsub *m,
+			    struct phyllo_mp_writer *w)
+{
+	int h = phyllo_pubsub_header(buf, PHYLLO_NODE_REPLY_MAX, PHYLLO_TYPE_DOCUMENT,
+				     m->topic, m->topic_len);
+
+	if (h < 0)
+		return h;
+	h += phyllo_doc_header(buf + h, PHYLLO_FORMAT_MSGPACK, PHYLLO_SCHEMA_NONE);
+	phyllo_mp_writer_init(w, buf + h, (uint16_t)(PHYLLO_NODE_REPLY_MAX - h));
+	return h;
+}
+
+static void node_reply_send(struct phyllo_node *nd, const uint8_t *buf, int h,
+			    const struct phyllo_mp_writer *w, uint32_t now_ms)
+{
+	if (h < 0 || w->err) {
+		nd->reply_lost++;
+		return;
+	}
+	node_send(nd, PHYLLO_TYPE_PUBSUB, buf, (uint16_t)(h + w->len), now_ms);
+}
+
+static void node_ping(struct phyllo_node *nd, const struct phyllo_pubsub *m,
+		      uint32_t now_ms)
+{
+	uint8_t buf[PHYLLO_NODE_REPLY_MAX];
+	struct phyllo_mp_writer w;
+	int h = node_reply_start(buf, m, &w);
+
+	phyllo_mp_write_uint(&w, nd->pings++);
+	node_reply_send(nd, buf, h, &w, now_ms);
+}
+
+static void node_stats(struct phyllo_node *nd, const struct phyllo_pubsub *m,
+		       uint32_t now_ms)
+{
+	uint8_t buf[PHYLLO_NODE_REPLY_MAX];
+	const uint8_t *field = (const uint8_t *)&nd->stack.stats;
+	struct phyllo_mp_writer w;
+	int h = node_reply_start(buf, m, &w);
+	uint8_t i;
+
+	phyllo_mp_write_array(&w, PHYLLO_STATS_FIELDS);
+	for (i = 0; i < PHYLLO_STATS_FIELDS; i++) {
+		uint32_t v;
+
+		memcpy(&v, field + i * sizeof(v), sizeof(v));
+		phyllo_mp_write_uint(&w, v);
+	}
+	node_reply_send(nd, buf, h, &w, now_ms);
+}
+
+static void node_blink(struct phyllo_node *nd, const struct phyllo_doc *d)
+{
+	struct phyllo_mp_reader r;
+	struct phyllo_mp_obj o;
+
+	phyllo_mp_reader_init(&r, d->body, d->len);
+	if (phyllo_mp_read(&r, &o) < 0 || o.kind != PHYLLO_MP_BOOL) {
+		nd->unserved++;
+		return;
+	}
+	if (nd->hooks.led)
+		nd->hooks.led(nd->hooks.ctx, o.b);
+}
+
+static void node_dispatch(struct phyllo_node *nd, const struct phyllo_unit *u,
+			  uint32_t now_ms)
+{
+	struct phyllo_pubsub m;
+	struct phyllo_doc d;
+
+	if (u->type != PHYLLO_TYPE_PUBSUB || phyllo_pubsub_parse(u->data, u->len, &m) < 0 ||
+	    m.type != PHYLLO_TYPE_DOCUMENT || phyllo_doc_parse(m.payload, m.len, &d) < 0) {
+		nd->unserved++;
+		return;
+	}
+	if (topic_is(&m, topic_echo, sizeof(topic_echo) - 1))
+		node_send(nd, u->type, u->data, u->len, now_ms);
+	else if (topic_is(&m, topic_ping, sizeof(topic_ping) - 1))
+		node_ping(nd, &m, now_ms);
+	else if (topic_is(&m, topic_blink, sizeof(topic_blink) - 1))
+		node_blink(nd, &d);
+	else if (topic_is(&m, topic_stats, sizeof(topic_stats) - 1))
+		node_stats(nd, &m, now_ms);
+	else if (nd->hooks.message)
+		nd->hooks.message(nd->hooks.ctx, nd, &m, now_ms);
+	else
+		nd->unserved++;
+}
+
+int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
+		     const struct phyllo_arq_config *arq_cfg,
+		     const struct phyllo_out *out,
+		     const struct phyllo_node_hooks *hooks,
+		     uint8_t nonce, uint32_t now_ms)
+{
+	memset(nd, 0, sizeof(*nd));
+	nd->pubsub = pubsub;
+	if (hooks)
+		nd->hooks = *hooks;
+	return phyllo_stack_init(&nd->stack, preset, arq_cfg, out, nonce, now_ms);
+}
+
+uint16_t phyllo_node_feed(struct phyllo_node *nd, const uint8_t *buf, uint16_t n,
+			  uint32_t now_ms)
+{
+	struct phyllo_unit u;
+	bool got = false;
+	uint16_t used;
+
+	if (nd->stack.preset == PHYLLO_PRESET_STANDARD) {
+		bool hold = phyllo_stack_room(&nd->stack) == 0;
+
+		phyllo_arq_hold(&nd->stack.arq, hold);
+		/* While held, stop at each delimiter: the frame may be the ACK
+		 * that makes room, and the next one should then be accepted. */
+		if (hold) {
+			const uint8_t *z = memchr(buf, PHYLLO_DELIMITER, n);
+
+			if (z)
+				n = (uint16_t)(z - buf + 1);
+		}
+	}
+	used = phyllo_stack_receive(&nd->stack, buf, n, now_ms, &u, &got);
+	if (!got)
+		return used;
+	if (nd->pubsub)
+		node_dispatch(nd, &u, now_ms);
+	else
+		node_send(nd, u.type, u.data, u.len, now_ms);
+	return used;
+}
+
+uint16_t phyllo_node_poll(struct phyllo_node *nd, uint32_t now_ms)
+{
+	return phyllo_stack_poll(&nd->stack, now_ms);
+}
+
+int phyllo_node_publish(struct phyllo_node *nd, const char *topic, uint8_t schema,
+			const uint8_t *body, uint16_t len, uint32_t now_ms)
+{
+	uint8_t buf[PHYLLO_NODE_REPLY_MAX];
+	size_t tlen = strlen(topic);
+	int h;
+
+	if (tlen > PHYLLO_TOPIC_MAX)
+		return PHYLLO_E_TOPIC;
+	h = phyllo_pubsub_header(buf, sizeof(buf), PHYLLO_TYPE_DOCUMENT,
+				 (const uint8_t *)topic, (uint8_t)tlen);
+	if (h < 0)
+		return h;
+	h += phyllo_doc_header(buf + h, PHYLLO_FORMAT_MSGPACK, schema);
+	if (len > sizeof(buf) - (uint16_t)h)
+		return PHYLLO_E_TOOBIG;
+	memcpy(buf + h, body, len);
+	return phyllo_stack_send(&nd->stack, PHYLLO_TYPE_PUBSUB, buf, (uint16_t)(h + len),
+				 true, now_ms);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * uart.c - the UART rings of the bare firmware (see uart.h).
+ *
+ * Single producer, single consumer per ring: the ISR owns one index, the
+ * main loop the other, and each index is one byte, so no access needs a
+ * critical section except the sleep-until-room handshake.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/sleep.h>
+
+#include "board.h"
+#include "fw_config.h"
+#include "uart.h"
+
+#define RX_MASK (PHYLLO_FW_RX_RING - 1)
+#define TX_MASK (PHYLLO_FW_TX_RING - 1)
+
+/* U2X halves the bit time error at every rate we use. */
+#define FW_UBRR_VALUE ((F_CPU + 4UL * PHYLLO_FW_BAUD) / (8UL * PHYLLO_FW_BAUD) - 1UL)
+#if FW_UBRR_VALUE > 4095
+#error "PHYLLO_FW_BAUD too low for this F_CPU"
+#endif
+
+static uint8_t rx_buf[PHYLLO_FW_RX_RING];
+static volatile uint8_t rx_head;   /* written by the ISR */
+static volatile uint8_t rx_tail;   /* written by the main loop */
+static uint8_t tx_buf[PHYLLO_FW_TX_RING];
+static volatile uint8_t tx_head;   /* written by the main loop */
+static volatile uint8_t tx_tail;   /* written by the ISR */
+static struct phyllo_fw_uart_stats stats;
+
+void phyllo_fw_uart_init(void)
+{
+	FW_UBRR = FW_UBRR_VALUE;
+	FW_UCSRA = _BV(FW_U2X);
+	FW_UCSRC = _BV(FW_UCSZ1) | _BV(FW_UCSZ0);          /* 8N1 */
+	FW_UCSRB = _BV(FW_RXEN) | _BV(FW_TXEN) | _BV(FW_RXCIE);
+	set_sleep_mode(SLEEP_MODE_IDLE);
+}
+
+ISR(FW_RX_vect)
+{
+	uint8_t status = FW_UCSRA;
+	uint8_t byte = FW_UDR;
+	uint8_t head = rx_head;
+	uint8_t next = (uint8_t)(head + 1) & RX_MASK;
+
+	if (status & (_BV(FW_FE) | _BV(FW_DOR)))
+		stats.rx_line_err++;
+	if (next == rx_tail) {
+		stats.rx_ring_full++;
+		return;
+	}
+	rx_buf[head] = byte;
+	rx_head = next;
+}
+
+ISR(FW_UDRE_vect)
+{
+	uint8_t tail = tx_tail;
+
+	if (tail == tx_head) {
+		FW_UCSRB &= (uint8_t)~_BV(FW_UDRIE);
+		return;
+	}
+	FW_UDR = tx_buf[tail];
+	tx_tail = (uint8_t)(tail + 1) & TX_MASK;
+}
+
+const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n)
+{
+	uint8_t head = rx_head;
+	uint8_t tail = rx_tail;
+
+	*n = head >= tail ? head - tail : PHYLLO_FW_RX_RING - tail;
+	return &rx_buf[tail];
+}
+
+void phyllo_fw_uart_rx_consume(uint8_t n)
+{
+	rx_tail = (uint8_t)(rx_tail + n) & RX_MASK;
+}
+
+bool phyllo_fw_uart_rx_empty(void)
+{
+	return rx_head == rx_tail;
+}
+
+/* Sleep until the transmit ISR has freed the slot before index next. The
+ * check and the sleep are one step (sei; sleep), so no wake-up is missed. */
+static void wait_tx_room(uint8_t next)
+{
+	for (;;) {
+		cli();
+		if (next != tx_tail)
+			break;
+		sleep_enable();
+		sei();
+		sleep_cpu();
+		sleep_disable();
+	}
+	sei();
+}
+
+void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n)
+{
+	uint8_t head = tx_head;
+
+	(void)ctx;
+	while (n--) {
+		uint8_t next = (uint8_t)(head + 1) & TX_MASK;
+
+		if (next == tx_tail) {
+			tx_head = head;
+			FW_UCSRB |= _BV(FW_UDRIE);
+			wait_tx_room(next);
+		}
+		tx_buf[head] = *buf++;
+		head = next;
+	}
+	tx_head = head;
+	FW_UCSRB |= _BV(FW_UDRIE);
+}
+
+void phyllo_fw_uart_get_stats(struct phyllo_fw_uart_stats *st)
+{
+	cli();
+	*st = stats;
+	sei();
+}
