@@ -62,7 +62,8 @@ static int stack_emit(struct phyllo_stack *s, uint8_t type, const uint8_t *pre, 
 	}
 	if (ret < 0)
 		return ret;
-	memcpy(hdr + n, pre, npre);
+	if (npre)
+		memcpy(hdr + n, pre, npre);
 	stack_write_frame(s, hdr, n + npre, body, nb);
 	return 0;
 }

@@ -12,6 +12,7 @@
 
 #ifdef __KERNEL__
 #include <linux/types.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #else
 #include <stdbool.h>

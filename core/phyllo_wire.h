@@ -51,9 +51,9 @@
 #define PHYLLO_RELIABLE_MAX            (PHYLLO_VALIDATED_MAX - PHYLLO_RELIABLE_HDR) /* 243 */
 
 /* Ray32sub8 (Koopman 0x000001ED), reflected. */
-#define PHYLLO_CRC_POLY_REFLECTED      0xB7800000UL
-#define PHYLLO_CRC_INIT                0xFFFFFFFFUL
-#define PHYLLO_CRC_XOROUT              0xFFFFFFFFUL
+#define PHYLLO_CRC_POLY_REFLECTED      ((uint32_t)0xB7800000UL)
+#define PHYLLO_CRC_INIT                ((uint32_t)0xFFFFFFFFUL)
+#define PHYLLO_CRC_XOROUT              ((uint32_t)0xFFFFFFFFUL)
 
 /* Reliable-buffer flags, bit 0 = LSB. */
 #define PHYLLO_FLAG_FIN                0x01

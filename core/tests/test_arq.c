@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * test_arq.c - the reliable layer against a scripted peer: handshake,
+ * window, piggybacked and delayed ACKs, NAK, timeout resend, duplicates,
+ * wrap, restart detection, hold, RTT adaptation. Every unit the layer sends
+ * is captured; the test plays the peer by hand.
+ */
+#include <string.h>
+#include "ptest.h"
+#include "phyllo_arq.h"
+
+static struct phyllo_arq a;
+static struct phyllo_stats stats;
+
+/* The last units the layer sent: header and payload length. */
+#define LOG_MAX 16
+static uint8_t log_hdr[LOG_MAX][PHYLLO_RELIABLE_HDR];
+static uint16_t log_len[LOG_MAX];
+static unsigned int log_n;
+
+static void link_send(void *ctx, const uint8_t *hdr, uint8_t nhdr,
+		      const uint8_t *body, uint16_t nbody)
+{
+	(void)ctx;
+	(void)body;
+	(void)nhdr;
+	if (log_n < LOG_MAX) {
+		memcpy(log_hdr[log_n], hdr, PHYLLO_RELIABLE_HDR);
+		log_len[log_n] = nbody;
+	}
+	log_n++;
+}
+
+static const struct phyllo_arq_link test_link = { link_send, NULL };
+
+static void arq_fresh(bool handshake, uint8_t window)
+{
+	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
+
+	cfg.handshake = handshake;
+	cfg.window = window;
+	memset(&stats, 0, sizeof(stats));
+	PTEST_EXPECT_EQ(phyllo_arq_init(&a, &cfg, &test_link, &stats, 0x42), 0);
+	log_n = 0;
+}
+
+/* Deliver a unit from the peer. */
+static int peer(uint8_t seq, uint8_t ack, uint8_t flags, uint8_t type, uint32_t now,
+		struct phyllo_unit *u)
+{
+	uint8_t p[6] = { seq, ack, flags, type, 0xAB, 0xCD };
+	struct phyllo_unit dummy;
+
+	return phyllo_arq_receive(&a, p, sizeof(p), now, u ? u : &dummy);
+}
+
+static void arq_open_by_hand(uint8_t window)
+{
+	arq_fresh(true, window);
+	phyllo_arq_poll(&a, 0);
+	peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 0, NULL);
+	log_n = 0;
+}
+
+static void arq_handshake_opens_on_synack(void)
+{
+	arq_fresh(true, 4);
+	phyllo_arq_poll(&a, 0);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][0], 0x42);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	/* a SYN|ACK for someone else's SYN is ignored */
+	PTEST_EXPECT_EQ(peer(0x77, 0x41, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 1, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	PTEST_EXPECT_EQ(peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 1, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
+	PTEST_EXPECT_EQ(stats.sessions, 1);
+}
+
+static void arq_answers_syn_and_backs_off(void)
+{
+	arq_fresh(true, 4);
+	phyllo_arq_poll(&a, 0);
+	phyllo_arq_poll(&a, 100);
+	phyllo_arq_poll(&a, 150);	/* interval doubled to 200: nothing */
+	PTEST_EXPECT_EQ(log_n, 2);
+	phyllo_arq_poll(&a, 300);
+	PTEST_EXPECT_EQ(log_n, 3);
+	log_n = 0;
+	PTEST_EXPECT_EQ(peer(0x99, 0, PHYLLO_FLAG_SYN, 0, 301, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][0], 0x42);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 0x99);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+}
+
+static void arq_queues_before_open_and_sends_on_open(void)
+{
+	arq_fresh(true, 4);
+	phyllo_arq_poll(&a, 0);
+	log_n = 0;
+	PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, (const uint8_t *)"x", 1, 0), 0);
+	PTEST_EXPECT_EQ(log_n, 0);
+	peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 5, NULL);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][0], 0);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(log_hdr[0][3], 0x60);
+}
+
+static void arq_window_full_returns_again(void)
+{
+	uint8_t i;
+
+	arq_open_by_hand(3);
+	for (i = 0; i < 3; i++)
+		PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 1, 0), 0);
+	PTEST_EXPECT_EQ(phyllo_arq_room(&a), 0);
+	PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 1, 0), PHYLLO_E_AGAIN);
+	/* the peer acknowledges two: two slots free, totals follow */
+	peer(0, 2, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, 10, NULL);
+	PTEST_EXPECT_EQ(phyllo_arq_room(&a), 2);
+	PTEST_EXPECT_EQ(a.tx_queued_total, 3);
+	PTEST_EXPECT_EQ(a.tx_retired_total, 2);
+	PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 1, 10), 0);
+	PTEST_EXPECT_EQ(log_hdr[3][0], 3);
+	PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 244, 10), PHYLLO_E_TOOBIG);
+	PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x05, &i, 1, 10), PHYLLO_E_INVAL);
+}
+
+static void arq_timeout_resends_whole_window_in_order(void)
+{
+	uint8_t i;
+
+	arq_open_by_hand(4);
+	for (i = 0; i < 3; i++)
+		phyllo_arq_send(&a, 0x60, &i, 1, 0);
+	log_n = 0;
+	phyllo_arq_poll(&a, 99);
+	PTEST_EXPECT_EQ(log_n, 0);
+	phyllo_arq_poll(&a, 100);
+	PTEST_EXPECT_EQ(log_n, 3);
+	for (i = 0; i < 3; i++)
+		PTEST_EXPECT_EQ(log_hdr[i][0], i);
+	PTEST_EXPECT_EQ(stats.tx_timeouts, 1);
+	PTEST_EXPECT_EQ(stats.tx_retransmits, 3);
+	PTEST_EXPECT_EQ(a.rto, 200);	/* backed off */
+}
+
+static void arq_nak_resends_once_until_progress(void)
+{
+	uint8_t i;
+
+	arq_open_by_hand(4);
+	for (i = 0; i < 4; i++)
+		phyllo_arq_send(&a, 0x60, &i, 1, 0);
+	log_n = 0;
+	peer(0, 1, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK, 0, 5, NULL);
+	PTEST_EXPECT_EQ(log_n, 3);
+	PTEST_EXPECT_EQ(log_hdr[0][0], 1);
+	peer(0, 1, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK, 0, 6, NULL);
+	PTEST_EXPECT_EQ(log_n, 3);
+	PTEST_EXPECT_EQ(stats.rx_naks, 2);
+	peer(0, 2, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK, 0, 7, NULL);
+	PTEST_EXPECT_EQ(log_n, 5);
+}
+
+static void arq_out_of_order_dropped_with_one_nak(void)
+{
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	PTEST_EXPECT_EQ(peer(1, 0, PHYLLO_FLAG_ACK, 0x60, 1, &u), PHYLLO_E_SEQ);
+	PTEST_EXPECT_EQ(peer(2, 0, PHYLLO_FLAG_ACK, 0x60, 1, &u), PHYLLO_E_SEQ);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 0);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK);
+	PTEST_EXPECT_EQ(stats.tx_naks, 1);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 2, &u), 1);
+	PTEST_EXPECT(u.type == 0x60 && u.len == 2 && u.data[0] == 0xAB);
+}
+
+static void arq_delays_pure_ack_and_piggybacks(void)
+{
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 10, &u), 1);
+	PTEST_EXPECT_EQ(log_n, 0);
+	PTEST_EXPECT_EQ(phyllo_arq_poll(&a, 12), 2);
+	phyllo_arq_poll(&a, 14);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 1);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(stats.tx_acks, 1);
+	/* a data unit sent before the delay carries the ACK instead */
+	PTEST_EXPECT_EQ(peer(1, 0, PHYLLO_FLAG_ACK, 0x60, 20, &u), 1);
+	phyllo_arq_send(&a, 0x60, (const uint8_t *)"r", 1, 21);
+	PTEST_EXPECT_EQ(log_hdr[1][1], 2);
+	phyllo_arq_poll(&a, 30);
+	PTEST_EXPECT_EQ(log_n, 2);
+	PTEST_EXPECT_EQ(stats.tx_acks, 1);
+}
+
+static void arq_duplicate_reacked_at_once(void)
+{
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 1, &u);
+	phyllo_arq_poll(&a, 10);
+	log_n = 0;
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 11, &u), PHYLLO_E_DUP);
+	phyllo_arq_poll(&a, 11);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 1);
+}
+
+static void arq_sequence_wraps_past_255(void)
+{
+	struct phyllo_unit u;
+	uint16_t i;
+	uint8_t x = 0;
+
+	arq_open_by_hand(2);
+	for (i = 0; i < 600; i++) {
+		PTEST_EXPECT_EQ(peer((uint8_t)i, (uint8_t)i, PHYLLO_FLAG_ACK, 0x60, i, &u), 1);
+		PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &x, 1, i), 0);
+	}
+	PTEST_EXPECT_EQ(a.rx_next, (uint8_t)600);
+	PTEST_EXPECT_EQ(a.tx_base, (uint8_t)599);
+	PTEST_EXPECT_EQ(a.tx_retired_total, 599);
+	PTEST_EXPECT_EQ(stats.rx_ack_stale, 0);
+}
+
+static void arq_stale_ack_counted_not_applied(void)
+{
+	uint8_t x = 0;
+
+	arq_open_by_hand(4);
+	phyllo_arq_send(&a, 0x60, &x, 1, 0);
+	peer(0, 5, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, 1, NULL);
+	PTEST_EXPECT_EQ(stats.rx_ack_stale, 1);
+	PTEST_EXPECT_EQ(a.tx_count, 1);
+	peer(0, 0xff, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, 1, NULL);
+	PTEST_EXPECT_EQ(stats.rx_ack_stale, 2);
+}
+
+static void arq_peer_restart_resets_and_reports_loss(void)
+{
+	uint8_t x = 0;
+
+	arq_open_by_hand(4);
+	phyllo_arq_send(&a, 0x60, &x, 1, 0);
+	phyllo_arq_send(&a, 0x60, &x, 1, 0);
+	peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 1, NULL);	/* heard from the peer */
+	/* the same nonce again after data: the peer restarted */
+	PTEST_EXPECT_EQ(peer(0x77, 0, PHYLLO_FLAG_SYN, 0, 2, NULL), 0);
+	PTEST_EXPECT_EQ(stats.peer_resets, 1);
+	PTEST_EXPECT_EQ(stats.tx_reset_lost, 2);
+	PTEST_EXPECT_EQ(stats.sessions, 2);
+	PTEST_EXPECT_EQ(a.tx_retired_total, 2);
+	PTEST_EXPECT_EQ(a.rx_next, 0);
+	PTEST_EXPECT_EQ(a.tx_count, 0);
+}
+
+static void arq_repeated_syn_answered_without_reset(void)
+{
+	arq_fresh(true, 4);
+	peer(0x55, 0, PHYLLO_FLAG_SYN, 0, 0, NULL);
+	log_n = 0;
+	peer(0x55, 0, PHYLLO_FLAG_SYN, 0, 1, NULL);
+	PTEST_EXPECT_EQ(stats.sessions, 1);
+	PTEST_EXPECT_EQ(stats.peer_resets, 0);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+}
+
+static void arq_rst_restarts_handshake(void)
+{
+	arq_open_by_hand(4);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_RST, 0, 1, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	PTEST_EXPECT_EQ(log_hdr[log_n - 1][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(log_hdr[log_n - 1][0], 0x43);	/* new nonce */
+}
+
+static void arq_hold_refuses_then_naks_on_release(void)
+{
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	phyllo_arq_hold(&a, true);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 1, &u), PHYLLO_E_HOLD);
+	phyllo_arq_poll(&a, 50);
+	PTEST_EXPECT_EQ(log_n, 0);	/* never acknowledged */
+	phyllo_arq_hold(&a, false);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 51, &u), 1);
+}
+
+static void arq_rto_adapts_to_round_trip(void)
+{
+	uint16_t i;
+	uint8_t x = 0;
+	uint32_t t = 0;
+
+	arq_open_by_hand(1);
+	for (i = 0; i < 50; i++) {
+		phyllo_arq_send(&a, 0x60, &x, 1, t);
+		t += 30;
+		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
+	}
+	PTEST_EXPECT_EQ(stats.rtt_ms, 30);
+	PTEST_EXPECT(a.rto >= 30 && a.rto <= 40);
+	/* bounded below by rto_min on a very fast link */
+	for (i = 50; i < 100; i++) {
+		phyllo_arq_send(&a, 0x60, &x, 1, t);
+		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
+	}
+	PTEST_EXPECT_EQ(a.rto, 10);
+}
+
+static void arq_unreliable_bypasses_sequence(void)
+{
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	PTEST_EXPECT_EQ(peer(0x33, 0, PHYLLO_FLAG_NOS, 0x60, 1, &u), 1);
+	PTEST_EXPECT_EQ(a.rx_next, 0);
+	PTEST_EXPECT_EQ(phyllo_arq_send_unreliable(&a, 0x60, (const uint8_t *)"z", 1), 0);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(a.tx_count, 0);
+}
+
+static void arq_rejects_unknown_flags_and_truncation(void)
+{
+	static const uint8_t ext[] = { 0, 0, PHYLLO_FLAG_EXT | PHYLLO_FLAG_NOS, 0x60, 2, 9, 9, 0x55 };
+	static const uint8_t ext_short[] = { 0, 0, PHYLLO_FLAG_EXT | PHYLLO_FLAG_NOS, 0x60, 5, 9 };
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_FIN, 0x60, 1, &u), PHYLLO_E_FLAGS);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_SAK, 0x60, 1, &u), PHYLLO_E_FLAGS);
+	PTEST_EXPECT_EQ(phyllo_arq_receive(&a, ext, 3, 1, &u), PHYLLO_E_LENGTH);
+	PTEST_EXPECT_EQ(phyllo_arq_receive(&a, ext_short, sizeof(ext_short), 1, &u), PHYLLO_E_LENGTH);
+	/* the extension is skipped, the payload follows it */
+	PTEST_EXPECT_EQ(phyllo_arq_receive(&a, ext, sizeof(ext), 1, &u), 1);
+	PTEST_EXPECT(u.len == 1 && u.data[0] == 0x55);
+}
+
+static void arq_without_handshake_starts_open(void)
+{
+	struct phyllo_unit u;
+
+	arq_fresh(false, 4);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
+	PTEST_EXPECT_EQ(peer(0, 0, 0, 0x60, 1, &u), 1);	/* public host: no ACK flag */
+	PTEST_EXPECT_EQ(peer(5, 0, 0, 0x60, 1, &u), PHYLLO_E_SEQ);
+}
+
+static void arq_data_before_handshake_refused(void)
+{
+	struct phyllo_unit u;
+
+	arq_fresh(true, 4);
+	phyllo_arq_poll(&a, 0);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 1, &u), PHYLLO_E_NOSESSION);
+}
+
+static void arq_max_retries_declares_link_lost(void)
+{
+	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
+	uint8_t x = 0;
+	uint32_t t = 0;
+	int i;
+
+	cfg.max_retries = 3;
+	memset(&stats, 0, sizeof(stats));
+	phyllo_arq_init(&a, &cfg, &test_link, &stats, 0x42);
+	phyllo_arq_poll(&a, 0);
+	peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 0, NULL);
+	phyllo_arq_send(&a, 0x60, &x, 1, 0);
+	for (i = 0; i < 20 && a.state == PHYLLO_ARQ_OPEN; i++) {
+		t += 1000;
+		phyllo_arq_poll(&a, t);
+	}
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	PTEST_EXPECT_EQ(stats.tx_timeouts, 3);
+	PTEST_EXPECT_EQ(stats.tx_reset_lost, 1);
+}
+
+static const struct ptest_case arq_cases[] = {
+	PTEST_CASE(arq_handshake_opens_on_synack),
+	PTEST_CASE(arq_answers_syn_and_backs_off),
+	PTEST_CASE(arq_queues_before_open_and_sends_on_open),
+	PTEST_CASE(arq_window_full_returns_again),
+	PTEST_CASE(arq_timeout_resends_whole_window_in_order),
+	PTEST_CASE(arq_nak_resends_once_until_progress),
+	PTEST_CASE(arq_out_of_order_dropped_with_one_nak),
+	PTEST_CASE(arq_delays_pure_ack_and_piggybacks),
+	PTEST_CASE(arq_duplicate_reacked_at_once),
+	PTEST_CASE(arq_sequence_wraps_past_255),
+	PTEST_CASE(arq_stale_ack_counted_not_applied),
+	PTEST_CASE(arq_peer_restart_resets_and_reports_loss),
+	PTEST_CASE(arq_repeated_syn_answered_without_reset),
+	PTEST_CASE(arq_rst_restarts_handshake),
+	PTEST_CASE(arq_hold_refuses_then_naks_on_release),
+	PTEST_CASE(arq_rto_adapts_to_round_trip),
+	PTEST_CASE(arq_unreliable_bypasses_sequence),
+	PTEST_CASE(arq_rejects_unknown_flags_and_truncation),
+	PTEST_CASE(arq_without_handshake_starts_open),
+	PTEST_CASE(arq_data_before_handshake_refused),
+	PTEST_CASE(arq_max_retries_declares_link_lost),
+};
+
+PTEST_SUITE(phyllo_suite_arq, "phyllo_arq", arq_cases);

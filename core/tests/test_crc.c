@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * test_crc.c - Ray32sub8: check values, the fast tables against the
+ * bitwise reference (seeded property test), incremental use.
+ */
+#include <string.h>
+#include "ptest.h"
+#include "phyllo_crc.h"
+#include "phyllo_vectors.h"
+
+/* xorshift32: a fixed-seed generator, so failures reproduce. */
+static uint32_t rng_state;
+static uint32_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+static void crc_matches_check_values(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PHYLLO_ARRAY_SIZE(phyllo_vec_crc); i++) {
+		const struct phyllo_vec_crc *v = &phyllo_vec_crc[i];
+
+		PTEST_EXPECT(phyllo_crc32(v->in, v->len) == v->crc);
+		PTEST_EXPECT((phyllo_crc_update_bitwise(PHYLLO_CRC_INIT, v->in, v->len) ^
+			      PHYLLO_CRC_XOROUT) == v->crc);
+	}
+}
+
+/* Every byte value through one step: the nibble tables equal the byte
+ * table the bitwise reference implies. */
+static void crc_table_matches_bitwise_every_byte(void)
+{
+	uint16_t b;
+
+	for (b = 0; b < 256; b++) {
+		uint8_t x = (uint8_t)b;
+		uint32_t seed = 0x12345678UL * (b + 1);
+
+		PTEST_EXPECT(phyllo_crc_update(seed, &x, 1) ==
+			     phyllo_crc_update_bitwise(seed, &x, 1));
+	}
+}
+
+static void crc_fast_equals_bitwise_random(void)
+{
+	static uint8_t buf[256];
+	uint16_t round, i;
+
+	rng_state = 0x2545F491UL;
+	for (round = 0; round < 200 / PTEST_SCALE; round++) {
+		uint16_t n = (uint16_t)(rng_next() % sizeof(buf));
+		uint32_t seed = rng_next();
+
+		for (i = 0; i < n; i++)
+			buf[i] = (uint8_t)rng_next();
+		if (phyllo_crc_update(seed, buf, n) != phyllo_crc_update_bitwise(seed, buf, n)) {
+			printf("    crc mismatch: round %u len %u seed %08lx\n", round, n,
+			       (unsigned long)seed);
+			PTEST_EXPECT(0);
+		}
+	}
+}
+
+static void crc_incremental_equals_whole(void)
+{
+	const uint8_t *s = (const uint8_t *)"123456789";
+	uint16_t split;
+
+	for (split = 0; split <= 9; split++) {
+		uint32_t c = phyllo_crc_update(PHYLLO_CRC_INIT, s, split);
+
+		c = phyllo_crc_update(c, s + split, 9 - split) ^ PHYLLO_CRC_XOROUT;
+		PTEST_EXPECT(c == 0xB303B455UL);
+	}
+}
+
+static void crc_tables_fit_64_bytes(void)
+{
+	PTEST_EXPECT(phyllo_crc_table_bytes <= 64);
+}
+
+static const struct ptest_case crc_cases[] = {
+	PTEST_CASE(crc_matches_check_values),
+	PTEST_CASE(crc_table_matches_bitwise_every_byte),
+	PTEST_CASE(crc_fast_equals_bitwise_random),
+	PTEST_CASE(crc_incremental_equals_whole),
+	PTEST_CASE(crc_tables_fit_64_bytes),
+};
+
+PTEST_SUITE(phyllo_suite_crc, "phyllo_crc", crc_cases);

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * test_stack.c - whole presets on one stack: the wire vectors both ways,
+ * every drop counted, size limits, resync after noise. One stack at a time
+ * so that the suite also fits the AVR.
+ */
+#include <string.h>
+#include "ptest.h"
+#include "phyllo_stack.h"
+#include "phyllo_vectors.h"
+
+static struct phyllo_stack st;
+static uint8_t sink[2 * PHYLLO_WIRE_MAX];
+static uint16_t sink_len;
+
+static void sink_write(void *ctx, const uint8_t *buf, uint16_t n)
+{
+	(void)ctx;
+	if (sink_len + n <= sizeof(sink))
+		memcpy(sink + sink_len, buf, n);
+	sink_len += n;
+}
+
+static const struct phyllo_out sink_out = { sink_write, NULL };
+
+static void stack_fresh(uint8_t preset)
+{
+	PTEST_EXPECT_EQ(phyllo_stack_init(&st, preset, NULL, &sink_out, 1, 0), 0);
+	sink_len = 0;
+}
+
+/* Feed all of buf; returns units received, the last one in *u. */
+static int stack_feed(const uint8_t *buf, uint16_t n, struct phyllo_unit *u)
+{
+	uint16_t used = 0;
+	int units = 0;
+	bool got;
+
+	while (used < n) {
+		used += phyllo_stack_receive(&st, buf + used, n - used, 0, u, &got);
+		units += got;
+	}
+	return units;
+}
+
+static void stack_receive_matches_wire_vectors(void)
+{
+	struct phyllo_unit u;
+	unsigned int i;
+
+	for (i = 0; i < PHYLLO_ARRAY_SIZE(phyllo_vec_wire); i++) {
+		const struct phyllo_vec_wire *v = &phyllo_vec_wire[i];
+
+		stack_fresh(v->preset);
+		PTEST_EXPECT_EQ(stack_feed(v->wire, v->wire_len, &u), 1);
+		PTEST_EXPECT_EQ(u.type, v->type);
+		PTEST_EXPECT_EQ(u.len, v->payload_len);
+		PTEST_EXPECT_MEM(u.data, v->payload, v->payload_len);
+		PTEST_EXPECT_EQ(st.stats.rx_units, 1);
+	}
+}
+
+static void stack_send_matches_wire_vectors(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PHYLLO_ARRAY_SIZE(phyllo_vec_wire); i++) {
+		const struct phyllo_vec_wire *v = &phyllo_vec_wire[i];
+
+		stack_fresh(v->preset);
+		PTEST_EXPECT_EQ(phyllo_stack_send(&st, v->type, v->payload, v->payload_len,
+						  true, 0), 0);
+		PTEST_EXPECT_EQ(sink_len, v->wire_len);
+		PTEST_EXPECT_MEM(sink, v->wire, v->wire_len);
+	}
+}
+
+static void stack_counts_every_drop_vector(void)
+{
+	struct phyllo_unit u;
+	unsigned int i;
+
+	for (i = 0; i < PHYLLO_ARRAY_SIZE(phyllo_vec_drop); i++) {
+		const struct phyllo_vec_drop *v = &phyllo_vec_drop[i];
+		const uint32_t *counters = (const uint32_t *)&st.stats;
+
+		stack_fresh(v->preset);
+		PTEST_EXPECT_EQ(stack_feed(v->wire, v->len, &u), 0);
+		if (counters[v->stat] != 1)
+			printf("    drop vector %u: counter %u is %lu\n", i, v->stat,
+			       (unsigned long)counters[v->stat]);
+		PTEST_EXPECT_EQ(counters[v->stat], 1);
+		PTEST_EXPECT_EQ(st.stats.rx_units, 0);
+	}
+}
+
+static void stack_send_rejects_oversize_and_internal_types(void)
+{
+	static const uint8_t big[PHYLLO_DATAGRAM_MAX + 1];
+	uint8_t p;
+
+	for (p = PHYLLO_PRESET_MINIMAL; p <= PHYLLO_PRESET_STANDARD; p++) {
+		uint16_t mtu = phyllo_stack_mtu(p);
+
+		stack_fresh(p);
+		PTEST_EXPECT_EQ(phyllo_stack_send(&st, 0x10, big, mtu + 1, true, 0), PHYLLO_E_TOOBIG);
+		PTEST_EXPECT_EQ(phyllo_stack_send(&st, 0x05, big, 1, true, 0), PHYLLO_E_INVAL);
+		PTEST_EXPECT_EQ(phyllo_stack_send(&st, 0x10, NULL, 3, true, 0), PHYLLO_E_INVAL);
+		sink_len = 0;
+		PTEST_EXPECT_EQ(phyllo_stack_send(&st, 0x10, big, mtu, false, 0), 0);
+		/* a full frame never exceeds the 255-byte chunk limit */
+		PTEST_EXPECT(sink_len <= PHYLLO_WIRE_MAX);
+	}
+	PTEST_EXPECT_EQ(phyllo_stack_mtu(PHYLLO_PRESET_MINIMAL), 252);
+	PTEST_EXPECT_EQ(phyllo_stack_mtu(PHYLLO_PRESET_REDUCED), 247);
+	PTEST_EXPECT_EQ(phyllo_stack_mtu(PHYLLO_PRESET_STANDARD), 243);
+	PTEST_EXPECT_EQ(phyllo_stack_init(&st, 3, NULL, &sink_out, 1, 0), PHYLLO_E_INVAL);
+}
+
+/* Minimal and reduced need no peer state: a stack reads its own output. */
+static void stack_roundtrips_every_length_through_itself(void)
+{
+	static uint8_t payload[PHYLLO_DATAGRAM_MAX];
+	struct phyllo_unit u;
+	uint8_t p;
+	uint16_t n;
+
+	for (n = 0; n < sizeof(payload); n++)
+		payload[n] = (uint8_t)(n % 3 ? n : 0);
+	for (p = PHYLLO_PRESET_MINIMAL; p <= PHYLLO_PRESET_REDUCED; p++) {
+		stack_fresh(p);
+		for (n = 0; n <= phyllo_stack_mtu(p); n++) {
+			sink_len = 0;
+			PTEST_EXPECT_EQ(phyllo_stack_send(&st, 0x60, payload, n, false, 0), 0);
+			PTEST_EXPECT_EQ(stack_feed(sink, sink_len, &u), 1);
+			PTEST_EXPECT(u.type == 0x60 && u.len == n);
+			PTEST_EXPECT_MEM(u.data, payload, n);
+		}
+		PTEST_EXPECT_EQ(st.stats.rx_units, phyllo_stack_mtu(p) + 1u);
+	}
+}
+
+static void stack_resyncs_after_noise_and_overflow(void)
+{
+	const struct phyllo_vec_wire *v = &phyllo_vec_wire[0];
+	static uint8_t noise[400];
+	struct phyllo_unit u;
+	uint16_t i;
+
+	for (i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)(0x5a + i * 13) | 1;	/* no zero: one long chunk */
+	stack_fresh(v->preset);
+	PTEST_EXPECT_EQ(stack_feed(noise, sizeof(noise), &u), 0);
+	/* the vector's leading delimiter ends the noise chunk */
+	PTEST_EXPECT_EQ(stack_feed(v->wire, v->wire_len, &u), 1);
+	PTEST_EXPECT_EQ(st.stats.rx_overflow, 1);
+	PTEST_EXPECT_EQ(u.len, v->payload_len);
+}
+
+static void stack_receive_stops_after_one_unit(void)
+{
+	const struct phyllo_vec_wire *v = &phyllo_vec_wire[1];
+	uint8_t two[2 * 15];
+	struct phyllo_unit u;
+	bool got;
+	uint16_t used;
+
+	memcpy(two, v->wire, v->wire_len);
+	memcpy(two + v->wire_len, v->wire, v->wire_len);
+	stack_fresh(v->preset);
+	used = phyllo_stack_receive(&st, two, 2 * v->wire_len, 0, &u, &got);
+	PTEST_EXPECT(got);
+	PTEST_EXPECT_EQ(used, v->wire_len);
+	used += phyllo_stack_receive(&st, two + used, 2 * v->wire_len - used, 0, &u, &got);
+	PTEST_EXPECT(got);
+	PTEST_EXPECT_EQ(used, 2 * v->wire_len);
+	PTEST_EXPECT_EQ(st.stats.rx_bytes, 2 * v->wire_len);
+}
+
+static void stack_standard_starts_with_syn(void)
+{
+	stack_fresh(PHYLLO_PRESET_STANDARD);
+	phyllo_stack_poll(&st, 0);
+	PTEST_EXPECT_EQ(st.arq.state, PHYLLO_ARQ_SYN_SENT);
+	/* init already sent the SYN: nothing new at t=0 */
+	PTEST_EXPECT_EQ(sink_len, 0);
+	phyllo_stack_poll(&st, 1000);
+	PTEST_EXPECT(sink_len > 0);
+}
+
+static const struct ptest_case stack_cases[] = {
+	PTEST_CASE(stack_receive_matches_wire_vectors),
+	PTEST_CASE(stack_send_matches_wire_vectors),
+	PTEST_CASE(stack_counts_every_drop_vector),
+	PTEST_CASE(stack_send_rejects_oversize_and_internal_types),
+	PTEST_CASE(stack_roundtrips_every_length_through_itself),
+	PTEST_CASE(stack_resyncs_after_noise_and_overflow),
+	PTEST_CASE(stack_receive_stops_after_one_unit),
+	PTEST_CASE(stack_standard_starts_with_syn),
+};
+
+PTEST_SUITE(phyllo_suite_stack, "phyllo_stack", stack_cases);

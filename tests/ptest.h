@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * ptest.h - the smallest test framework that runs unchanged on the host
+ * (under ASan/UBSan) and on a simulated AVR.
+ *
+ * A suite is an array of cases; PTEST_EXPECT records a failure with the
+ * file, line and the values involved and lets the case go on; the runner
+ * prints one line per failing case and closes with "N passed, N failed".
+ * Output goes through printf: the AVR build routes stdout to its UART.
+ */
+#ifndef PTEST_H
+#define PTEST_H
+
+#include <stdio.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+struct ptest_case {
+	const char *name;
+	void (*fn)(void);
+};
+
+struct ptest_suite {
+	const char *name;
+	const struct ptest_case *cases;
+	unsigned int n;
+};
+
+/* Failures in the running case; reset by the runner. */
+extern unsigned int ptest_failures;
+
+void ptest_fail(const char *file, int line, const char *expr, long a, long b);
+/* Runs every suite; returns the number of failed cases. */
+unsigned int ptest_run(const struct ptest_suite *const *suites, unsigned int n);
+
+#define PTEST_EXPECT(cond) do { \
+	if (!(cond)) \
+		ptest_fail(__FILE__, __LINE__, #cond, 0, 0); \
+} while (0)
+
+/* Integer comparison that prints both sides on failure. */
+#define PTEST_EXPECT_EQ(a, b) do { \
+	long _pa = (long)(a), _pb = (long)(b); \
+	if (_pa != _pb) \
+		ptest_fail(__FILE__, __LINE__, #a " == " #b, _pa, _pb); \
+} while (0)
+
+#define PTEST_EXPECT_MEM(a, b, n) do { \
+	if (memcmp((a), (b), (n)) != 0) \
+		ptest_fail(__FILE__, __LINE__, "memcmp(" #a ", " #b ")", 0, (long)(n)); \
+} while (0)
+
+#define PTEST_CASE(fn) { #fn, fn }
+#define PTEST_SUITE(var, sname, arr) \
+	const struct ptest_suite var = { sname, arr, sizeof(arr) / sizeof(arr[0]) }
+
+/* Scale loop counts down on a slow target. */
+#ifndef PTEST_SCALE
+#define PTEST_SCALE 1
+#endif
+
+#endif /* PTEST_H */
