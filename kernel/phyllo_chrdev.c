@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * phyllo_chrdev.c - /dev/phylloN: file operations, ioctls and sysfs.
+ *
+ * Contract:
+ *  1. Units are numbered by an IDR under phyllo_units_lock; open looks the
+ *     link up and takes a reference there, so a link being detached is
+ *     either found with a reference or not found at all.
+ *  2. This file is the only one touching userspace memory. Structs going
+ *     out are zeroed first; structs coming in with a nonzero reserved word
+ *     are rejected with EINVAL.
+ *  3. sysfs: /sys/class/phyllo/phylloN/tty and statistics/<counter>; the
+ *     device's parent is the tty's device when the tty has one.
+ */
+#include <linux/capability.h>
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/fs.h>
+#include <linux/idr.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "phyllo_link.h"
+
+#define PHYLLO_MINORS	256
+
+static struct class *phyllo_class;
+static dev_t phyllo_devt;
+static struct cdev phyllo_cdev;
+static DEFINE_IDR(phyllo_units);
+static DEFINE_MUTEX(phyllo_units_lock);
+
+static int phyllo_open(struct inode *inode, struct file *file)
+{
+	struct phyllo_link *link;
+	struct phyllo_file *pf;
+
+	mutex_lock(&phyllo_units_lock);
+	link = idr_find(&phyllo_units, iminor(inode));
+	if (link)
+		phyllo_link_get(link);
+	mutex_unlock(&phyllo_units_lock);
+	if (!link)
+		return -ENODEV;
+	pf = phyllo_file_open(link);
+	if (!pf) {
+		phyllo_link_put(link);
+		return -ENOMEM;
+	}
+	file->private_data = pf;
+	return stream_open(inode, file);
+}
+
+static int phyllo_release(struct inode *inode, struct file *file)
+{
+	struct phyllo_file *pf = file->private_data;
+	struct phyllo_link *link = pf->link;
+
+	phyllo_file_release(pf);
+	phyllo_link_put(link);
+	return 0;
+}
+
+static ssize_t phyllo_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct phyllo_rxunit *ru;
+	ssize_t ret;
+	int err;
+
+	ru = phyllo_file_recv(file->private_data, count,
+			      file->f_flags & O_NONBLOCK, &err);
+	if (!ru)
+		return err;
+	ret = copy_to_user(buf, ru->data, ru->len) ? -EFAULT : ru->len;
+	kfree(ru);
+	return ret;
+}
+
+static ssize_t phyllo_write(struct file *file, const char __user *buf,
+			    size_t count, loff_t *ppos)
+{
+	u8 unit[PHYLLO_UNIT_MAX];
+
+	if (!count)
+		return -EINVAL;
+	if (count > sizeof(unit))
+		return -EMSGSIZE;
+	if (copy_from_user(unit, buf, count))
+		return -EFAULT;
+	return phyllo_file_send(file->private_data, unit, count,
+				file->f_flags & O_NONBLOCK);
+}
+
+static int phyllo_fsync(struct file *file, loff_t start, loff_t end,
+			int datasync)
+{
+	return phyllo_file_fsync(file->private_data);
+}
+
+static __poll_t phyllo_poll(struct file *file, poll_table *wait)
+{
+	struct phyllo_file *pf = file->private_data;
+
+	poll_wait(file, &pf->link->wait, wait);
+	return phyllo_file_poll_mask(pf);
+}
+
+static long phyllo_ioctl_set_config(struct phyllo_link *link, void __user *arg)
+{
+	struct phyllo_link_config cfg;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&cfg, arg, sizeof(cfg)))
+		return -EFAULT;
+	return phyllo_link_configure(link, &cfg);
+}
+
+static long phyllo_ioctl_subscribe(struct phyllo_file *pf, void __user *arg)
+{
+	struct phyllo_subscription sub;
+
+	if (copy_from_user(&sub, arg, sizeof(sub)))
+		return -EFAULT;
+	return phyllo_file_subscribe(pf, &sub);
+}
+
+static long phyllo_ioctl_send_mode(struct phyllo_file *pf, u32 __user *arg)
+{
+	u32 mode;
+
+	if (get_user(mode, arg))
+		return -EFAULT;
+	if (mode != PHYLLO_SEND_RELIABLE && mode != PHYLLO_SEND_UNRELIABLE)
+		return -EINVAL;
+	WRITE_ONCE(pf->unreliable, mode == PHYLLO_SEND_UNRELIABLE);
+	return 0;
+}
+
+/* Every answer struct is zeroed here, then filled, then copied out. */
+static long phyllo_ioctl_get(struct phyllo_file *pf, unsigned int cmd,
+			     void __user *arg)
+{
+	struct phyllo_link *link = pf->link;
+	union {
+		struct phyllo_link_state state;
+		struct phyllo_link_stats stats;
+		struct phyllo_link_config cfg;
+		struct phyllo_file_stats fstats;
+	} u;
+
+	memset(&u, 0, sizeof(u));
+	if (cmd == PHYLLO_IOC_GET_FILE_STATS) {
+		phyllo_file_stats(pf, &u.fstats);
+	} else {
+		mutex_lock(&link->lock);
+		if (cmd == PHYLLO_IOC_GET_STATE)
+			phyllo_link_state_locked(link, &u.state);
+		else if (cmd == PHYLLO_IOC_GET_STATS)
+			phyllo_link_stats_locked(link, &u.stats);
+		else
+			u.cfg = link->cfg;
+		mutex_unlock(&link->lock);
+	}
+	return copy_to_user(arg, &u, _IOC_SIZE(cmd)) ? -EFAULT : 0;
+}
+
+static long phyllo_ioctl(struct file *file, unsigned int cmd,
+			 unsigned long arg)
+{
+	struct phyllo_file *pf = file->private_data;
+	void __user *argp = (void __user *)arg;
+
+	switch (cmd) {
+	case PHYLLO_IOC_GET_STATE:
+	case PHYLLO_IOC_GET_STATS:
+	case PHYLLO_IOC_GET_CONFIG:
+	case PHYLLO_IOC_GET_FILE_STATS:
+		return phyllo_ioctl_get(pf, cmd, argp);
+	case PHYLLO_IOC_SET_CONFIG:
+		return phyllo_ioctl_set_config(pf->link, argp);
+	case PHYLLO_IOC_SUBSCRIBE:
+		return phyllo_ioctl_subscribe(pf, argp);
+	case PHYLLO_IOC_SET_SEND_MODE:
+		return phyllo_ioctl_send_mode(pf, argp);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations phyllo_fops = {
+	.owner = THIS_MODULE,
+	.open = phyllo_open,
+	.release = phyllo_release,
+	.read = phyllo_read,
+	.write = phyllo_write,
+	.fsync = phyllo_fsync,
+	.poll = phyllo_poll,
+	.unlocked_ioctl = phyllo_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static ssize_t tty_show(struct device *dev, struct device_attribute *attr,
+			char *buf)
+{
+	struct phyllo_link *link = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%s\n", link->tty_name);
+}
+static DEVICE_ATTR_RO(tty);
+
+static ssize_t phyllo_stat_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
+	struct phyllo_link *link = dev_get_drvdata(dev);
+	struct phyllo_link_stats st = {};
+	u32 value;
+
+	mutex_lock(&link->lock);
+	phyllo_link_stats_locked(link, &st);
+	mutex_unlock(&link->lock);
+	memcpy(&value, (u8 *)&st + (uintptr_t)ea->var, sizeof(value));
+	return sysfs_emit(buf, "%u\n", value);
+}
+
+#define PHYLLO_STAT(f) { __ATTR(f, 0444, phyllo_stat_show, NULL), \
+			 (void *)offsetof(struct phyllo_link_stats, f) }
+
+static struct dev_ext_attribute phyllo_stat_attrs[] = {
+	PHYLLO_STAT(rx_bytes), PHYLLO_STAT(rx_frames), PHYLLO_STAT(rx_units),
+	PHYLLO_STAT(rx_overflow), PHYLLO_STAT(rx_framing),
+	PHYLLO_STAT(rx_length), PHYLLO_STAT(rx_crc), PHYLLO_STAT(rx_type),
+	PHYLLO_STAT(rx_flags), PHYLLO_STAT(rx_seq), PHYLLO_STAT(rx_dup),
+	PHYLLO_STAT(rx_ack_stale), PHYLLO_STAT(rx_nosession),
+	PHYLLO_STAT(rx_hold), PHYLLO_STAT(rx_naks), PHYLLO_STAT(tx_units),
+	PHYLLO_STAT(tx_frames), PHYLLO_STAT(tx_bytes),
+	PHYLLO_STAT(tx_retransmits), PHYLLO_STAT(tx_timeouts),
+	PHYLLO_STAT(tx_acks), PHYLLO_STAT(tx_naks),
+	PHYLLO_STAT(tx_reset_lost), PHYLLO_STAT(sessions),
+	PHYLLO_STAT(peer_resets), PHYLLO_STAT(rtt_ms), PHYLLO_STAT(rto_ms),
+	PHYLLO_STAT(rx_tty_errors), PHYLLO_STAT(rx_queue_drops),
+	PHYLLO_STAT(rx_unclaimed), PHYLLO_STAT(tx_overruns),
+};
+
+static struct attribute *phyllo_stat_list[ARRAY_SIZE(phyllo_stat_attrs) + 1];
+
+static const struct attribute_group phyllo_stat_group = {
+	.name = "statistics",
+	.attrs = phyllo_stat_list,
+};
+
+static struct attribute *phyllo_dev_attrs[] = {
+	&dev_attr_tty.attr,
+	NULL,
+};
+
+static const struct attribute_group phyllo_dev_group = {
+	.attrs = phyllo_dev_attrs,
+};
+
+static const struct attribute_group *phyllo_dev_groups[] = {
+	&phyllo_dev_group,
+	&phyllo_stat_group,
+	NULL,
+};
+
+/* Publish the link as /dev/phylloN; the ldisc calls it once started. */
+int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent)
+{
+	struct device *dev;
+	int id;
+
+	mutex_lock(&phyllo_units_lock);
+	id = idr_alloc(&phyllo_units, link, 0, PHYLLO_MINORS, GFP_KERNEL);
+	mutex_unlock(&phyllo_units_lock);
+	if (id < 0)
+		return id;
+	link->unit = id;
+	dev = device_create(phyllo_class, parent, MKDEV(MAJOR(phyllo_devt), id),
+			    link, "phyllo%d", id);
+	if (IS_ERR(dev)) {
+		phyllo_chrdev_remove(link);
+		return PTR_ERR(dev);
+	}
+	link->dev = dev;
+	return 0;
+}
+
+/* Unpublish: no new opens; open files keep their reference. */
+void phyllo_chrdev_remove(struct phyllo_link *link)
+{
+	if (link->unit < 0)
+		return;
+	if (link->dev)
+		device_destroy(phyllo_class, MKDEV(MAJOR(phyllo_devt), link->unit));
+	link->dev = NULL;
+	mutex_lock(&phyllo_units_lock);
+	idr_remove(&phyllo_units, link->unit);
+	mutex_unlock(&phyllo_units_lock);
+}
+
+int phyllo_chrdev_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(phyllo_stat_attrs); i++)
+		phyllo_stat_list[i] = &phyllo_stat_attrs[i].attr.attr;
+	ret = alloc_chrdev_region(&phyllo_devt, 0, PHYLLO_MINORS, "phyllo");
+	if (ret)
+		return ret;
+	cdev_init(&phyllo_cdev, &phyllo_fops);
+	ret = cdev_add(&phyllo_cdev, phyllo_devt, PHYLLO_MINORS);
+	if (ret)
+		goto err_region;
+	phyllo_class = class_create(THIS_MODULE, "phyllo");
+	if (IS_ERR(phyllo_class)) {
+		ret = PTR_ERR(phyllo_class);
+		goto err_cdev;
+	}
+	phyllo_class->dev_groups = phyllo_dev_groups;
+	return 0;
+
+err_cdev:
+	cdev_del(&phyllo_cdev);
+err_region:
+	unregister_chrdev_region(phyllo_devt, PHYLLO_MINORS);
+	return ret;
+}
+
+void phyllo_chrdev_exit(void)
+{
+	class_destroy(phyllo_class);
+	cdev_del(&phyllo_cdev);
+	unregister_chrdev_region(phyllo_devt, PHYLLO_MINORS);
+	idr_destroy(&phyllo_units);
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * phyllo_ldisc.c - the tty line discipline and the module.
+ *
+ * Contract:
+ *  1. open: only CAP_NET_ADMIN may attach (any user may otherwise attach a
+ *     loaded ldisc to a pty they own), and only to a tty that can write.
+ *     Each attach makes one link and one /dev/phylloN.
+ *  2. receive_buf hands bytes and their error flags to the link;
+ *     write_wakeup only schedules the link work, it never sends.
+ *  3. hangup kills the link (every sleeper wakes); close unpublishes the
+ *     device, kills the link, forgets the tty and drops the reference.
+ *  4. Module parameters are the defaults of every new link; ldisc is read
+ *     once at load.
+ */
+#include <linux/capability.h>
+#include <linux/module.h>
+#include <linux/tty.h>
+#include <linux/tty_ldisc.h>
+#include <linux/uaccess.h>
+
+#include "phyllo_link.h"
+
+static int ldisc = PHYLLO_LDISC_DEFAULT;
+module_param(ldisc, int, 0444);
+MODULE_PARM_DESC(ldisc, "line discipline number (default 29, N_DEVELOPMENT)");
+
+static uint preset = PHYLLO_CFG_STANDARD;
+module_param(preset, uint, 0644);
+MODULE_PARM_DESC(preset, "default preset: 0 minimal, 1 reduced, 2 standard");
+
+static uint window = 4;
+module_param(window, uint, 0644);
+MODULE_PARM_DESC(window, "default send window, 1..8 units");
+
+static uint rto_min_ms = 10;
+module_param(rto_min_ms, uint, 0644);
+MODULE_PARM_DESC(rto_min_ms, "default lower bound of the retransmit timeout");
+
+static uint rto_max_ms = 1000;
+module_param(rto_max_ms, uint, 0644);
+MODULE_PARM_DESC(rto_max_ms, "default upper bound of the retransmit timeout");
+
+static uint rto_init_ms = 100;
+module_param(rto_init_ms, uint, 0644);
+MODULE_PARM_DESC(rto_init_ms, "default retransmit timeout before an RTT sample");
+
+static uint ack_delay_ms = 4;
+module_param(ack_delay_ms, uint, 0644);
+MODULE_PARM_DESC(ack_delay_ms, "default delay of a pure ACK");
+
+static uint max_retries;
+module_param(max_retries, uint, 0644);
+MODULE_PARM_DESC(max_retries, "default timeouts before a session is lost (0 never)");
+
+static uint rxq_units = 256;
+module_param(rxq_units, uint, 0644);
+MODULE_PARM_DESC(rxq_units, "receive queue bound per open file, units");
+
+static uint rxq_bytes = 65536;
+module_param(rxq_bytes, uint, 0644);
+MODULE_PARM_DESC(rxq_bytes, "receive queue bound per open file, bytes");
+
+void phyllo_config_default(struct phyllo_link_config *cfg,
+			   u32 *units, u32 *bytes)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->preset = READ_ONCE(preset);
+	cfg->window = READ_ONCE(window);
+	cfg->rto_min_ms = READ_ONCE(rto_min_ms);
+	cfg->rto_max_ms = READ_ONCE(rto_max_ms);
+	cfg->rto_init_ms = READ_ONCE(rto_init_ms);
+	cfg->ack_delay_ms = READ_ONCE(ack_delay_ms);
+	cfg->max_retries = READ_ONCE(max_retries);
+	*units = READ_ONCE(rxq_units);
+	*bytes = READ_ONCE(rxq_bytes);
+}
+
+static int phyllo_ldisc_open(struct tty_struct *tty)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *link;
+	u32 units, bytes;
+	int ret;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (!tty->ops->write)
+		return -EOPNOTSUPP;
+	phyllo_config_default(&cfg, &units, &bytes);
+	link = phyllo_link_create(&cfg, units, bytes);
+	if (IS_ERR(link))
+		return PTR_ERR(link);
+	strscpy(link->tty_name, tty_name(tty), sizeof(link->tty_name));
+	tty->disc_data = link;
+	tty->receive_room = 65536;
+	phyllo_link_start(link, tty);
+	ret = phyllo_chrdev_add(link, tty->dev);
+	if (ret) {
+		tty->disc_data = NULL;
+		phyllo_link_kill(link);
+		phyllo_link_put(link);
+	}
+	return ret;
+}
+
+static void phyllo_ldisc_close(struct tty_struct *tty)
+{
+	struct phyllo_link *link = tty->disc_data;
+
+	if (!link)
+		return;
+	phyllo_chrdev_remove(link);
+	phyllo_link_kill(link);
+	mutex_lock(&link->lock);
+	link->tty = NULL;
+	mutex_unlock(&link->lock);
+	tty->disc_data = NULL;
+	phyllo_link_put(link);
+}
+
+static void phyllo_ldisc_hangup(struct tty_struct *tty)
+{
+	struct phyllo_link *link = tty->disc_data;
+
+	if (link)
+		phyllo_link_kill(link);
+}
+
+static void phyllo_ldisc_receive_buf(struct tty_struct *tty,
+				     const unsigned char *cp,
+				     const char *fp, int count)
+{
+	struct phyllo_link *link = tty->disc_data;
+
+	if (link && count > 0)
+		phyllo_link_receive(link, cp, fp, count);
+}
+
+static void phyllo_ldisc_write_wakeup(struct tty_struct *tty)
+{
+	struct phyllo_link *link = tty->disc_data;
+
+	if (link)
+		schedule_work(&link->work);
+}
+
+static int phyllo_ldisc_ioctl(struct tty_struct *tty, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct phyllo_link *link = tty->disc_data;
+
+	if (cmd == PHYLLO_IOC_TTY_UNIT)
+		return put_user(link->unit, (u32 __user *)arg);
+	return n_tty_ioctl_helper(tty, cmd, arg);
+}
+
+static struct tty_ldisc_ops phyllo_ldisc = {
+	.owner = THIS_MODULE,
+	.name = "phyllo",
+	.open = phyllo_ldisc_open,
+	.close = phyllo_ldisc_close,
+	.hangup = phyllo_ldisc_hangup,
+	.ioctl = phyllo_ldisc_ioctl,
+	.receive_buf = phyllo_ldisc_receive_buf,
+	.write_wakeup = phyllo_ldisc_write_wakeup,
+};
+
+static int __init phyllo_init(void)
+{
+	int ret;
+
+	if (ldisc < 1 || ldisc >= NR_LDISCS)
+		return -EINVAL;
+	ret = phyllo_chrdev_init();
+	if (ret)
+		return ret;
+	phyllo_ldisc.num = ldisc;
+	ret = tty_register_ldisc(&phyllo_ldisc);
+	if (ret)
+		phyllo_chrdev_exit();
+	return ret;
+}
+
+static void __exit phyllo_exit(void)
+{
+	tty_unregister_ldisc(&phyllo_ldisc);
+	phyllo_chrdev_exit();
+}
+
+module_init(phyllo_init);
+module_exit(phyllo_exit);
+
+MODULE_DESCRIPTION("Phyllo serial protocol line discipline");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_LDISC(PHYLLO_LDISC_DEFAULT);

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * phyllo_link.c - one protocol stack on one tty: bytes in, units out,
+ * frames through a fifo to the tty, timers as hrtimer + work.
+ *
+ * Contract (locking in phyllo_link.h):
+ *  1. The stack's output sink only appends to the transmit fifo; the fifo
+ *     goes to tty->ops->write from process context (receive path, writers,
+ *     the link work), with TTY_DO_WRITE_WAKEUP set first. A partly written
+ *     fifo waits for write_wakeup, which only schedules the link work.
+ *  2. The stack runs only with PHYLLO_TX_RESERVE bytes free in the fifo,
+ *     so its sink never has to drop (tx_overruns counts it if it would).
+ *  3. Core error codes become errno values in phyllo_err_to_errno() only.
+ *  4. A session reset (new session after an earlier one, units lost to a
+ *     reset, or a new configuration) bumps reset_gen; every file reports
+ *     it once.
+ */
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/tty_flip.h>
+
+#include "phyllo_link.h"
+
+int phyllo_err_to_errno(int err)
+{
+	switch (err) {
+	case PHYLLO_OK:
+		return 0;
+	case PHYLLO_E_TOOBIG:
+	case PHYLLO_E_OVERFLOW:
+		return -EMSGSIZE;
+	case PHYLLO_E_AGAIN:
+		return -EAGAIN;
+	case PHYLLO_E_NOSPACE:
+	case PHYLLO_E_HOLD:
+		return -ENOBUFS;
+	case PHYLLO_E_NOSESSION:
+		return -ENOTCONN;
+	case PHYLLO_E_EMPTY:
+		return -ENODATA;
+	case PHYLLO_E_FRAMING:
+	case PHYLLO_E_LENGTH:
+	case PHYLLO_E_CRC:
+	case PHYLLO_E_TYPE:
+	case PHYLLO_E_FLAGS:
+	case PHYLLO_E_SEQ:
+	case PHYLLO_E_DUP:
+	case PHYLLO_E_ACK:
+	case PHYLLO_E_TOPIC:
+	case PHYLLO_E_MSGPACK:
+		return -EBADMSG;
+	default:
+		return -EINVAL;
+	}
+}
+
+u32 phyllo_now_ms(void)
+{
+	return (u32)ktime_to_ms(ktime_get());
+}
+
+static bool phyllo_reserved_zero(const __u32 *words, size_t n)
+{
+	while (n--)
+		if (words[n])
+			return false;
+	return true;
+}
+
+int phyllo_config_check(const struct phyllo_link_config *cfg)
+{
+	if (!phyllo_reserved_zero(cfg->reserved, ARRAY_SIZE(cfg->reserved)) ||
+	    cfg->flags & ~PHYLLO_CFG_NO_HANDSHAKE ||
+	    cfg->preset > PHYLLO_CFG_STANDARD ||
+	    cfg->window < 1 || cfg->window > PHYLLO_ARQ_WINDOW_MAX ||
+	    cfg->rto_min_ms < 1 || cfg->rto_min_ms > U16_MAX ||
+	    cfg->rto_max_ms < cfg->rto_min_ms || cfg->rto_max_ms > U16_MAX ||
+	    cfg->rto_init_ms < cfg->rto_min_ms ||
+	    cfg->rto_init_ms > cfg->rto_max_ms ||
+	    cfg->ack_delay_ms > U16_MAX || cfg->max_retries > U8_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/* The stack's output sink: append to the transmit fifo, never block. */
+static void phyllo_link_out(void *ctx, const uint8_t *buf, uint16_t n)
+{
+	struct phyllo_link *link = ctx;
+	unsigned int done = kfifo_in(&link->txfifo, buf, n);
+
+	link->gstats.tx_overruns += n - done;
+}
+
+/* (Re)start the stack with cfg: a new configuration is a new session. */
+static int phyllo_link_restart_locked(struct phyllo_link *link,
+				      const struct phyllo_link_config *cfg)
+{
+	struct phyllo_arq_config ac = {
+		.window = cfg->window,
+		.handshake = !(cfg->flags & PHYLLO_CFG_NO_HANDSHAKE),
+		.rto_min_ms = cfg->rto_min_ms,
+		.rto_max_ms = cfg->rto_max_ms,
+		.rto_init_ms = cfg->rto_init_ms,
+		.ack_delay_ms = cfg->ack_delay_ms,
+		.max_retries = cfg->max_retries,
+	};
+	struct phyllo_out out = { .write = phyllo_link_out, .ctx = link };
+	int ret;
+
+	link->session_base += link->stack.stats.sessions;
+	link->lost_base += link->stack.stats.tx_reset_lost;
+	ret = phyllo_stack_init(&link->stack, cfg->preset, &ac, &out,
+				get_random_u8(), phyllo_now_ms());
+	if (ret < 0)
+		return phyllo_err_to_errno(ret);
+	link->cfg = *cfg;
+	link->held = false;
+	link->sessions_seen = 0;
+	link->lost_seen = 0;
+	return 0;
+}
+
+static void phyllo_link_work(struct work_struct *work)
+{
+	struct phyllo_link *link = container_of(work, struct phyllo_link, work);
+
+	mutex_lock(&link->lock);
+	phyllo_link_kick_locked(link);
+	mutex_unlock(&link->lock);
+}
+
+static enum hrtimer_restart phyllo_link_timer(struct hrtimer *timer)
+{
+	struct phyllo_link *link = container_of(timer, struct phyllo_link, timer);
+
+	schedule_work(&link->work);
+	return HRTIMER_NORESTART;
+}
+
+struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
+				       u32 rxq_units, u32 rxq_bytes)
+{
+	struct phyllo_link *link;
+	int ret;
+
+	ret = phyllo_config_check(cfg);
+	if (ret)
+		return ERR_PTR(ret);
+	link = kzalloc(sizeof(*link), GFP_KERNEL);
+	if (!link)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&link->ref);
+	mutex_init(&link->lock);
+	init_waitqueue_head(&link->wait);
+	INIT_LIST_HEAD(&link->files);
+	INIT_WORK(&link->work, phyllo_link_work);
+	hrtimer_init(&link->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	link->timer.function = phyllo_link_timer;
+	link->unit = -1;
+	link->rxq_units_max = max(rxq_units, 1U);
+	link->rxq_bytes_max = max_t(u32, rxq_bytes, PHYLLO_UNIT_MAX);
+	ret = kfifo_alloc(&link->txfifo, PHYLLO_TX_FIFO, GFP_KERNEL);
+	if (!ret)
+		ret = phyllo_link_restart_locked(link, cfg);
+	if (ret) {
+		phyllo_link_put(link);
+		return ERR_PTR(ret);
+	}
+	return link;
+}
+
+void phyllo_link_get(struct phyllo_link *link)
+{
+	kref_get(&link->ref);
+}
+
+static void phyllo_link_free(struct kref *ref)
+{
+	struct phyllo_link *link = container_of(ref, struct phyllo_link, ref);
+
+	kfifo_free(&link->txfifo);
+	mutex_destroy(&link->lock);
+	kfree(link);
+}
+
+void phyllo_link_put(struct phyllo_link *link)
+{
+	kref_put(&link->ref, phyllo_link_free);
+}
+
+void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty)
+{
+	mutex_lock(&link->lock);
+	link->tty = tty;
+	phyllo_link_kick_locked(link);
+	mutex_unlock(&link->lock);
+}
+
+/* Hangup or detach: no more I/O; wake every sleeper to see it. */
+void phyllo_link_kill(struct phyllo_link *link)
+{
+	mutex_lock(&link->lock);
+	link->dead = true;
+	link->events++;
+	mutex_unlock(&link->lock);
+	/* Nothing re-arms the timer once dead is set under the lock. */
+	hrtimer_cancel(&link->timer);
+	cancel_work_sync(&link->work);
+	wake_up_interruptible_all(&link->wait);
+}
+
+int phyllo_link_configure(struct phyllo_link *link,
+			  const struct phyllo_link_config *cfg)
+{
+	int ret = phyllo_config_check(cfg);
+
+	if (ret)
+		return ret;
+	mutex_lock(&link->lock);
+	if (link->dead) {
+		ret = -EIO;
+	} else {
+		ret = phyllo_link_restart_locked(link, cfg);
+		link->reset_gen++;
+		phyllo_link_kick_locked(link);
+	}
+	mutex_unlock(&link->lock);
+	return ret;
+}
+
+/* Hand the fifo to the tty; what it does not take waits for write_wakeup. */
+static void phyllo_link_flush_locked(struct phyllo_link *link)
+{
+	struct tty_struct *tty = link->tty;
+	unsigned int n;
+	int done;
+
+	if (!tty || link->dead)
+		return;
+	while (!kfifo_is_empty(&link->txfifo)) {
+		n = kfifo_out_peek(&link->txfifo, link->bounce,
+				   sizeof(link->bounce));
+		set_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
+		done = tty->ops->write(tty, link->bounce, n);
+		if (done <= 0)
+			return;
+		/* Discard what the tty took (6.1 has no kfifo_skip_count). */
+		if (kfifo_out(&link->txfifo, link->bounce, done) < n)
+			return;
+	}
+	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
+}
+
+static void phyllo_link_check_reset_locked(struct phyllo_link *link)
+{
+	const struct phyllo_stats *st = &link->stack.stats;
+	bool reset = false;
+
+	if (st->sessions != link->sessions_seen) {
+		reset = link->sessions_seen != 0;
+		link->sessions_seen = st->sessions;
+	}
+	if (st->tx_reset_lost != link->lost_seen) {
+		reset = true;
+		link->lost_seen = st->tx_reset_lost;
+	}
+	if (reset)
+		link->reset_gen++;
+}
+
+/*
+ * After any stack activity: run the timers if the fifo has room, send,
+ * note resets, re-arm the timer and wake every sleeper to re-check.
+ */
+void phyllo_link_kick_locked(struct phyllo_link *link)
+{
+	u16 next = 1;
+
+	if (link->dead)
+		return;
+	phyllo_link_flush_locked(link);
+	if (kfifo_avail(&link->txfifo) >= PHYLLO_TX_RESERVE)
+		next = phyllo_stack_poll(&link->stack, phyllo_now_ms());
+	phyllo_link_flush_locked(link);
+	phyllo_link_check_reset_locked(link);
+	link->events++;
+	if (link->tty)
+		hrtimer_start(&link->timer, ms_to_ktime(max_t(u16, next, 1)),
+			      HRTIMER_MODE_REL);
+	wake_up_interruptible_all(&link->wait);
+}
+
+/* Close the receive window while some file cannot take another unit. */
+void phyllo_link_update_hold_locked(struct phyllo_link *link)
+{
+	bool full;
+
+	if (link->stack.preset != PHYLLO_PRESET_STANDARD)
+		return;
+	full = phyllo_files_full_locked(link);
+	if (full != link->held) {
+		link->held = full;
+		phyllo_arq_hold(&link->stack.arq, full);
+	}
+}
+
+static void phyllo_link_feed_locked(struct phyllo_link *link, const u8 *p,
+				    size_t n)
+{
+	struct phyllo_unit u;
+	bool got;
+	u16 used;
+
+	while (n) {
+		phyllo_link_update_hold_locked(link);
+		used = phyllo_stack_receive(&link->stack, p,
+					    min_t(size_t, n, U16_MAX),
+					    phyllo_now_ms(), &u, &got);
+		if (got)
+			phyllo_files_deliver_locked(link, &u);
+		if (!used)
+			break;
+		p += used;
+		n -= used;
+	}
+}
+
+/* Bytes from the tty; bytes it flags as bad are counted and skipped. */
+void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
+			 const char *fp, size_t count)
+{
+	size_t run;
+
+	mutex_lock(&link->lock);
+	while (count && !link->dead) {
+		for (run = 0; run < count; run++)
+			if (fp && fp[run] != TTY_NORMAL)
+				break;
+		phyllo_link_feed_locked(link, cp, run);
+		if (run < count) {
+			link->gstats.rx_tty_errors++;
+			run++;
+		}
+		cp += run;
+		count -= run;
+		if (fp)
+			fp += run;
+	}
+	phyllo_link_kick_locked(link);
+	mutex_unlock(&link->lock);
+}
+
+/* Lockless for wait conditions; rechecked under the lock before sending. */
+bool phyllo_link_can_send(struct phyllo_link *link, bool reliable)
+{
+	if (kfifo_avail(&link->txfifo) < 2 * PHYLLO_TX_RESERVE)
+		return false;
+	return !reliable || phyllo_stack_room(&link->stack) > 0;
+}
+
+/* unit is [type][payload]; reliable only on the standard preset. */
+int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
+			    size_t len, bool reliable)
+{
+	int ret;
+
+	if (link->dead)
+		return -EIO;
+	if (!phyllo_link_can_send(link, reliable))
+		return -EAGAIN;
+	ret = phyllo_stack_send(&link->stack, unit[0], unit + 1, len - 1,
+				reliable, phyllo_now_ms());
+	if (ret < 0)
+		return phyllo_err_to_errno(ret);
+	phyllo_link_kick_locked(link);
+	return 0;
+}
+
+/* Reliable units acknowledged or lost to a reset, since configuration. */
+u32 phyllo_link_tx_done_locked(struct phyllo_link *link)
+{
+	return link->stack.arq.tx_retired_total;
+}
+
+void phyllo_link_state_locked(struct phyllo_link *link,
+			      struct phyllo_link_state *st)
+{
+	const struct phyllo_stack *s = &link->stack;
+	bool arq = s->preset == PHYLLO_PRESET_STANDARD;
+
+	if (link->dead)
+		st->state = PHYLLO_LINK_HUNGUP;
+	else if (!arq || s->arq.state == PHYLLO_ARQ_OPEN)
+		st->state = PHYLLO_LINK_UP;
+	else
+		st->state = PHYLLO_LINK_CONNECTING;
+	st->session = link->session_base + s->stats.sessions;
+	st->resets = link->reset_gen;
+	st->preset = s->preset;
+	st->mtu = phyllo_stack_mtu(s->preset);
+	st->tx_in_flight = arq ? s->arq.tx_count : 0;
+	st->tx_reset_lost = link->lost_base + s->stats.tx_reset_lost;
+	st->unit = link->unit;
+}
+
+/* The core's counters are all u32 in the uapi order: copy them whole. */
+static_assert(offsetof(struct phyllo_link_stats, rx_tty_errors) ==
+	      sizeof(struct phyllo_stats));
+static_assert(offsetof(struct phyllo_link_stats, rto_ms) ==
+	      offsetof(struct phyllo_stats, rto_ms));
+static_assert(offsetof(struct phyllo_link_stats, tx_reset_lost) ==
+	      offsetof(struct phyllo_stats, tx_reset_lost));
+
+void phyllo_link_stats_locked(struct phyllo_link *link,
+			      struct phyllo_link_stats *st)
+{
+	memcpy(st, &link->stack.stats, sizeof(link->stack.stats));
+	st->rx_tty_errors = link->gstats.rx_tty_errors;
+	st->rx_queue_drops = link->gstats.rx_queue_drops;
+	st->rx_unclaimed = link->gstats.rx_unclaimed;
+	st->tx_overruns = link->gstats.tx_overruns;
+}

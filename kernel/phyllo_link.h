@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * phyllo_link.h - internals shared by the files of the kernel glue.
+ *
+ * Objects and lifetimes:
+ *  - struct phyllo_link is one attached tty running one protocol stack. It
+ *    is refcounted: the line discipline holds a reference from open to
+ *    close, every open /dev/phylloN file holds one.
+ *  - struct phyllo_file is one open /dev/phylloN with its own receive queue.
+ *
+ * Locking: link->lock (a mutex) protects the stack, the transmit fifo, the
+ * file list and every file's queue. All its users run in process context:
+ * receive_buf (flip-buffer work), the link work (timer and write wakeup),
+ * and the file operations. The hrtimer and write_wakeup only schedule the
+ * link work. Sleepers wait on link->wait without the lock, for conditions
+ * read with READ_ONCE, then retake the lock and check again.
+ *
+ * Teardown (ldisc close): unpublish the device, mark the link dead, stop
+ * the timer and the work, forget the tty, drop the reference. Open files
+ * keep the link alive and see it dead: readers get EOF, writers EIO.
+ */
+#ifndef PHYLLO_LINK_H
+#define PHYLLO_LINK_H
+
+#include <linux/hrtimer.h>
+#include <linux/kfifo.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/tty.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "phyllo_stack.h"
+#include "phyllo.h"
+
+/* Transmit fifo: a full window resent several times over. */
+#define PHYLLO_TX_FIFO		16384
+/* Room kept free before the stack may run: a window of frames plus acks. */
+#define PHYLLO_TX_RESERVE	((PHYLLO_ARQ_WINDOW_MAX + 2) * PHYLLO_WIRE_MAX)
+
+struct phyllo_glue_stats {
+	u32 rx_tty_errors;
+	u32 rx_queue_drops;
+	u32 rx_unclaimed;
+	u32 tx_overruns;
+};
+
+struct phyllo_link {
+	struct kref ref;
+	struct mutex lock;		/* everything below, see above */
+	struct tty_struct *tty;		/* NULL when detached (or in tests) */
+	bool dead;			/* hung up or detached: no more I/O */
+	bool held;			/* receive window closed: a queue is full */
+	int unit;			/* N of /dev/phylloN, -1 if none */
+	struct device *dev;
+	char tty_name[64];
+	struct phyllo_link_config cfg;
+	struct phyllo_stack stack;
+	struct phyllo_glue_stats gstats;
+	DECLARE_KFIFO_PTR(txfifo, u8);
+	u8 bounce[PHYLLO_WIRE_MAX];	/* fifo -> tty staging */
+	struct work_struct work;
+	struct hrtimer timer;
+	wait_queue_head_t wait;		/* readers, writers, fsync and poll */
+	struct list_head files;
+	u32 rxq_units_max;		/* per-file receive queue bounds */
+	u32 rxq_bytes_max;
+	/* session reset detection, see phyllo_link_check_reset_locked() */
+	u32 reset_gen;
+	u32 session_base;		/* sessions of earlier configurations */
+	u32 sessions_seen;
+	u32 lost_seen;
+	u32 lost_base;
+	u32 events;			/* bumped at every kick, for fsync */
+};
+
+struct phyllo_rxunit {
+	struct list_head node;
+	u16 len;			/* type byte + payload */
+	u8 data[];
+};
+
+struct phyllo_file {
+	struct phyllo_link *link;
+	struct list_head node;		/* in link->files */
+	struct list_head rxq;		/* struct phyllo_rxunit, oldest first */
+	u32 rxq_units;
+	u32 rxq_bytes;
+	struct phyllo_subscription sub;
+	bool unreliable;		/* PHYLLO_SEND_UNRELIABLE */
+	u32 reset_gen;			/* link->reset_gen last reported */
+	u32 tx_mark;			/* tx total to be acked for fsync */
+	bool tx_marked;
+	struct phyllo_file_stats stats;
+};
+
+/* phyllo_ldisc.c: defaults from the module parameters. */
+void phyllo_config_default(struct phyllo_link_config *cfg,
+			   u32 *rxq_units, u32 *rxq_bytes);
+
+/* phyllo_link.c */
+int phyllo_err_to_errno(int err);
+u32 phyllo_now_ms(void);
+int phyllo_config_check(const struct phyllo_link_config *cfg);
+struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
+				       u32 rxq_units, u32 rxq_bytes);
+void phyllo_link_get(struct phyllo_link *link);
+void phyllo_link_put(struct phyllo_link *link);
+void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty);
+void phyllo_link_kill(struct phyllo_link *link);
+int phyllo_link_configure(struct phyllo_link *link,
+			  const struct phyllo_link_config *cfg);
+void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
+			 const char *fp, size_t count);
+void phyllo_link_kick_locked(struct phyllo_link *link);
+void phyllo_link_update_hold_locked(struct phyllo_link *link);
+bool phyllo_link_can_send(struct phyllo_link *link, bool reliable);
+int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
+			    size_t len, bool reliable);
+u32 phyllo_link_tx_done_locked(struct phyllo_link *link);
+void phyllo_link_state_locked(struct phyllo_link *link,
+			      struct phyllo_link_state *st);
+void phyllo_link_stats_locked(struct phyllo_link *link,
+			      struct phyllo_link_stats *st);
+
+/* phyllo_file.c */
+struct phyllo_file *phyllo_file_open(struct phyllo_link *link);
+void phyllo_file_release(struct phyllo_file *pf);
+bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
+		      const u8 *data, size_t len);
+int phyllo_sub_check(const struct phyllo_subscription *sub);
+void phyllo_files_deliver_locked(struct phyllo_link *link,
+				 const struct phyllo_unit *u);
+bool phyllo_files_full_locked(struct phyllo_link *link);
+struct phyllo_rxunit *phyllo_file_recv(struct phyllo_file *pf, size_t cap,
+				       bool nonblock, int *err);
+ssize_t phyllo_file_send(struct phyllo_file *pf, const u8 *unit, size_t len,
+			 bool nonblock);
+int phyllo_file_fsync(struct phyllo_file *pf);
+__poll_t phyllo_file_poll_mask(struct phyllo_file *pf);
+int phyllo_file_subscribe(struct phyllo_file *pf,
+			  const struct phyllo_subscription *sub);
+void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st);
+
+/* phyllo_chrdev.c */
+int phyllo_chrdev_init(void);
+void phyllo_chrdev_exit(void);
+int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent);
+void phyllo_chrdev_remove(struct phyllo_link *link);
+
+#endif /* PHYLLO_LINK_H */

@@ -1,0 +1,24 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Build phyllo.ko out of tree without writing into the source checkout.
+# Usage: tests/kernel/kmod.sh OUTDIR KDIR [make arguments...]
+# OUTDIR gets symlinks to Kbuild, kernel/, core/ and uapi/ sources, so the
+# objects of each target kernel land in their own directory (6.1 has no
+# separate output directory for M= builds).
+set -e
+out=$1 kdir=$2
+shift 2
+src=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$out/kernel" "$out/core" "$out/uapi"
+out=$(cd "$out" && pwd)
+ln -sf "$src/Kbuild" "$out/Kbuild"
+for d in kernel core uapi; do
+	# Drop links to files that are gone, then link every source.
+	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
+	for f in "$src/$d"/*.[ch]; do
+		[ -e "$f" ] && ln -sf "$f" "$out/$d/"
+	done
+done
+# The KUnit suites are built in-tree only.
+rm -f "$out/kernel/"*_test.c
+exec make -C "$kdir" M="$out" W=1 "$@" modules

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0-only WITH Linux-syscall-note */
+/*
+ * phyllo.h - userspace ABI of the phyllo line discipline and /dev/phylloN.
+ *
+ * Contract (see phyllo(4)):
+ *  1. `ldattach 29 TTY` (CAP_NET_ADMIN) attaches the line discipline and
+ *     creates /dev/phylloN; PHYLLO_IOC_TTY_UNIT on the tty tells N.
+ *  2. One write(2) sends one unit, one read(2) returns one unit; a unit is
+ *     [type byte >= 0x10][payload], at most PHYLLO_UNIT_MAX bytes.
+ *  3. Every struct is made of __u32 words with explicit reserved space.
+ *     The kernel zeroes what it copies out and rejects a nonzero reserved
+ *     word coming in with EINVAL, so the ABI can grow into them.
+ */
+#ifndef _UAPI_LINUX_PHYLLO_H
+#define _UAPI_LINUX_PHYLLO_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* Default line discipline number: N_DEVELOPMENT (module parameter ldisc). */
+#define PHYLLO_LDISC_DEFAULT		29
+
+/* Largest unit on /dev/phylloN: type byte + 252 payload bytes (minimal). */
+#define PHYLLO_UNIT_MAX			253
+
+/* Values of phyllo_link_config.preset and phyllo_link_state.preset. */
+#define PHYLLO_CFG_MINIMAL		0	/* chunk + COBS + datagram */
+#define PHYLLO_CFG_REDUCED		1	/* + CRC-32 validated datagram */
+#define PHYLLO_CFG_STANDARD		2	/* + Go-Back-N reliable buffer */
+
+/* phyllo_link_config.flags */
+#define PHYLLO_CFG_NO_HANDSHAKE		0x1	/* start open at seq 0 */
+
+/* Per-link protocol settings; setting them starts a new session. */
+struct phyllo_link_config {
+	__u32 preset;		/* PHYLLO_CFG_* */
+	__u32 window;		/* 1..8 units in flight (standard) */
+	__u32 rto_min_ms;	/* retransmit timeout bounds, 1..65535 */
+	__u32 rto_max_ms;
+	__u32 rto_init_ms;
+	__u32 ack_delay_ms;	/* pure-ACK delay, 0..65535 */
+	__u32 max_retries;	/* timeouts before the session is lost, 0..255 */
+	__u32 flags;		/* PHYLLO_CFG_NO_HANDSHAKE */
+	__u32 reserved[8];
+};
+
+/* phyllo_link_state.state */
+#define PHYLLO_LINK_CONNECTING		0	/* handshake under way */
+#define PHYLLO_LINK_UP			1	/* session open (or no ARQ) */
+#define PHYLLO_LINK_HUNGUP		2	/* tty hung up or detached */
+
+struct phyllo_link_state {
+	__u32 state;		/* PHYLLO_LINK_* */
+	__u32 session;		/* sessions established so far */
+	__u32 resets;		/* sessions that ended with a reset */
+	__u32 preset;		/* PHYLLO_CFG_* */
+	__u32 mtu;		/* largest payload: 252, 247 or 243 */
+	__u32 tx_in_flight;	/* reliable units queued, not yet acknowledged */
+	__u32 tx_reset_lost;	/* units written but lost to session resets */
+	__u32 unit;		/* N of /dev/phylloN */
+	__u32 reserved[8];
+};
+
+/*
+ * Link statistics: the first 27 words are the protocol core's counters,
+ * in the order of its struct phyllo_stats; then the glue's own.
+ */
+struct phyllo_link_stats {
+	__u32 rx_bytes;
+	__u32 rx_frames;
+	__u32 rx_units;
+	__u32 rx_overflow;
+	__u32 rx_framing;
+	__u32 rx_length;
+	__u32 rx_crc;
+	__u32 rx_type;
+	__u32 rx_flags;
+	__u32 rx_seq;
+	__u32 rx_dup;
+	__u32 rx_ack_stale;
+	__u32 rx_nosession;
+	__u32 rx_hold;
+	__u32 rx_naks;
+	__u32 tx_units;
+	__u32 tx_frames;
+	__u32 tx_bytes;
+	__u32 tx_retransmits;
+	__u32 tx_timeouts;
+	__u32 tx_acks;
+	__u32 tx_naks;
+	__u32 tx_reset_lost;
+	__u32 sessions;
+	__u32 peer_resets;
+	__u32 rtt_ms;
+	__u32 rto_ms;
+	/* glue counters */
+	__u32 rx_tty_errors;	/* bytes flagged bad by the tty driver */
+	__u32 rx_queue_drops;	/* unit copies dropped on a full file queue */
+	__u32 rx_unclaimed;	/* units no open file wanted */
+	__u32 tx_overruns;	/* bytes the transmit buffer could not take */
+	__u32 reserved[9];
+};
+
+/* phyllo_subscription.flags */
+#define PHYLLO_SUB_TYPE			0x1	/* only units of type `type` */
+#define PHYLLO_SUB_TOPIC		0x2	/* only pub-sub (0x60) units whose
+						 * topic starts with topic[] */
+
+#define PHYLLO_TOPIC_BYTES		16
+
+/* Per-open-file receive filter; flags 0 receives everything. */
+struct phyllo_subscription {
+	__u32 flags;		/* PHYLLO_SUB_* */
+	__u32 type;		/* 0x10..0xff with PHYLLO_SUB_TYPE */
+	__u32 topic_len;	/* 0..15 with PHYLLO_SUB_TOPIC */
+	__u8 topic[PHYLLO_TOPIC_BYTES];	/* prefix; bytes past topic_len 0 */
+	__u32 reserved[5];
+};
+
+/* Values for PHYLLO_IOC_SET_SEND_MODE. */
+#define PHYLLO_SEND_RELIABLE		0	/* default */
+#define PHYLLO_SEND_UNRELIABLE		1	/* NOS units: no ack, no resend */
+
+/* Counters of one open file. */
+struct phyllo_file_stats {
+	__u32 rx_queued;	/* units waiting to be read */
+	__u32 rx_queued_bytes;
+	__u32 rx_units;		/* units read */
+	__u32 rx_drops;		/* units dropped on a full queue */
+	__u32 rx_filtered;	/* units the subscription did not match */
+	__u32 tx_units;		/* units written */
+	__u32 tx_unacked;	/* reliable units written, not yet acked */
+	__u32 reserved[9];
+};
+
+#define PHYLLO_IOC_MAGIC		0xB8
+
+#define PHYLLO_IOC_GET_STATE	_IOR(PHYLLO_IOC_MAGIC, 1, struct phyllo_link_state)
+#define PHYLLO_IOC_GET_STATS	_IOR(PHYLLO_IOC_MAGIC, 2, struct phyllo_link_stats)
+#define PHYLLO_IOC_GET_CONFIG	_IOR(PHYLLO_IOC_MAGIC, 3, struct phyllo_link_config)
+#define PHYLLO_IOC_SET_CONFIG	_IOW(PHYLLO_IOC_MAGIC, 4, struct phyllo_link_config)
+#define PHYLLO_IOC_SUBSCRIBE	_IOW(PHYLLO_IOC_MAGIC, 5, struct phyllo_subscription)
+#define PHYLLO_IOC_SET_SEND_MODE _IOW(PHYLLO_IOC_MAGIC, 6, __u32)
+#define PHYLLO_IOC_GET_FILE_STATS _IOR(PHYLLO_IOC_MAGIC, 7, struct phyllo_file_stats)
+/* On the tty (not /dev/phylloN): N of the /dev/phylloN it carries. */
+#define PHYLLO_IOC_TTY_UNIT	_IOR(PHYLLO_IOC_MAGIC, 8, __u32)
+
+#endif /* _UAPI_LINUX_PHYLLO_H */
