@@ -7,6 +7,7 @@
 #include <util/atomic.h>
 
 #include "clock.h"
+#include "wake.h"
 
 #define CLOCK_OCR ((F_CPU / 64UL / 1000UL) - 1UL)
 #if CLOCK_OCR > 255 || (F_CPU / 64UL) % 1000UL
@@ -18,6 +19,7 @@ static volatile uint32_t ms;
 ISR(TIMER0_COMPA_vect)
 {
 	ms++;
+	phyllo_fw_wake |= PHYLLO_FW_WAKE_TICK;
 }
 
 void phyllo_fw_clock_init(void)

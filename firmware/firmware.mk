@@ -19,7 +19,7 @@ FW_BUILD    := $(BUILD)/firmware
 FW_F_CPU    := 16000000UL
 FW_WARN     := -Wall -Wextra -Werror -Wundef -Wshadow -Wstrict-prototypes
 FW_CFLAGS   := -std=gnu11 -Os -g $(FW_WARN) -DF_CPU=$(FW_F_CPU) \
-	-ffunction-sections -fdata-sections -fshort-enums -mcall-prologues \
+	-ffunction-sections -fdata-sections -fshort-enums -flto \
 	-Icore -Ifirmware
 FW_LDFLAGS  := -Wl,--gc-sections
 FW_SRCS     := firmware/main.c firmware/uart.c firmware/clock.c firmware/phyllo_node.c \
@@ -49,13 +49,15 @@ define fw_build
 FW_OBJS_$(1) := $$(patsubst %.c,$(FW_BUILD)/$(1)/%.o,$$(FW_SRCS))
 $(FW_BUILD)/$(1)/%.o: %.c
 	@mkdir -p $$(@D)
-	$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
+	@echo "  AVR-CC  $(1)/$$<"
+	@$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
 		$$(FW_FLAGS_$(1)) -MMD -MP -c $$< -o $$@
 $(FW_BUILD)/$(1)/phyllo-$(1).elf: $$(FW_OBJS_$(1))
-	$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
+	@echo "  AVR-LD  $$@"
+	@$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
 		$$(FW_LDFLAGS) $$^ -o $$@
 $(FW_BUILD)/$(1)/phyllo-$(1).hex: $(FW_BUILD)/$(1)/phyllo-$(1).elf
-	$$(AVR_OBJCOPY) -O ihex -R .eeprom $$< $$@
+	@$$(AVR_OBJCOPY) -O ihex -R .eeprom $$< $$@
 -include $$(FW_OBJS_$(1):.o=.d)
 endef
 $(foreach t,$(FW_TARGETS),$(eval $(call fw_build,$(t))))
@@ -79,3 +81,17 @@ ifeq ($(BOARD),micro)
 	stty -F $(PORT) 1200 && sleep 2
 endif
 	avrdude $(FW_AVRDUDE_$(BOARD)) -P $(PORT) -D -U flash:w:$<:i
+
+# ---- simulator harness (host) ------------------------------------------
+FW_SIM      := $(HOST)/phyllo-simavr
+FW_SIM_CORE := $(filter-out %_test.c,$(wildcard core/phyllo_*.c))
+FW_SIM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Icore \
+	$(shell pkg-config --cflags simavr 2>/dev/null || echo -I/usr/include/simavr)
+FW_SIM_LIBS := $(shell pkg-config --libs simavr 2>/dev/null || echo -lsimavr) -lelf
+
+$(FW_SIM): tests/simavr/phyllo_simavr.c $(FW_SIM_CORE) $(wildcard core/*.h) | deps-avr
+	@mkdir -p $(@D)
+	$(CC) $(FW_SIM_CFLAGS) tests/simavr/phyllo_simavr.c $(FW_SIM_CORE) -o $@ $(FW_SIM_LIBS)
+
+.PHONY: simavr-harness
+simavr-harness: $(FW_SIM)

@@ -2,10 +2,11 @@
 /*
  * main.c - the bare firmware: UART + millisecond clock + one phyllo node.
  *
- * The main loop, in order: run the protocol timers once per millisecond;
- * feed received bytes to the node (at most one unit per pass, so the reply
- * goes out before more input is parsed); sleep when there is nothing to
- * do (the UART and the clock interrupts wake it). Nothing is allocated at
+ * The main loop, in order: when a frame may be complete (a delimiter came
+ * in, see wake.h), feed the received bytes to the node, which answers each unit before
+ * parsing the next; run the protocol timers when they are due (right after
+ * any input, else when the last poll said); otherwise sleep (the UART and
+ * the 1 ms clock interrupts wake it). Nothing is allocated at
  * run time: every byte of RAM is in .data/.bss and shows in avr-size.
  */
 #include <avr/eeprom.h>
@@ -18,8 +19,10 @@
 #include "fw_config.h"
 #include "phyllo_node.h"
 #include "uart.h"
+#include "wake.h"
 
 static struct phyllo_node node;
+volatile uint8_t phyllo_fw_wake;
 
 static void led_set(void *ctx, bool on)
 {
@@ -41,16 +44,14 @@ static uint8_t boot_nonce(void)
 	return n;
 }
 
-static void idle_sleep(void)
+/* Hand every byte in the ring to the node, one unit at a time. */
+static void feed_all(uint32_t now)
 {
-	cli();
-	if (phyllo_fw_uart_rx_empty()) {
-		sleep_enable();
-		sei();
-		sleep_cpu();
-		sleep_disable();
-	}
-	sei();
+	const uint8_t *p;
+	uint8_t n;
+
+	while ((p = phyllo_fw_uart_rx_peek(&n)), n)
+		phyllo_fw_uart_rx_consume((uint8_t)phyllo_node_feed(&node, p, n, now));
 }
 
 int main(void)
@@ -58,29 +59,39 @@ int main(void)
 	static const struct phyllo_out out = { .write = phyllo_fw_uart_write };
 	static const struct phyllo_node_hooks hooks = { .led = led_set };
 	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
-	uint32_t polled;
+	uint32_t next_poll;
 
 	FW_LED_DDR |= _BV(FW_LED_BIT);
 	phyllo_fw_clock_init();
 	phyllo_fw_uart_init();
 	sei();
 	cfg.window = PHYLLO_FW_WINDOW;
-	polled = phyllo_fw_clock_ms();
+	next_poll = phyllo_fw_clock_ms();
 	phyllo_node_init(&node, PHYLLO_FW_PRESET, PHYLLO_FW_APP_PUBSUB, &cfg, &out,
-			 &hooks, boot_nonce(), polled);
+			 &hooks, boot_nonce(), next_poll);
 	for (;;) {
-		uint32_t now = phyllo_fw_clock_ms();
-		const uint8_t *p;
-		uint8_t n;
+		uint32_t now;
+		uint8_t wake;
 
-		if (now != polled) {
-			phyllo_node_poll(&node, now);
-			polled = now;
+		/* Test and sleep as one step (sei; sleep): an interrupt in
+		 * between would otherwise be slept through. */
+		cli();
+		wake = phyllo_fw_wake;
+		phyllo_fw_wake = 0;
+		if (!wake) {
+			sleep_enable();
+			sei();
+			sleep_cpu();
+			sleep_disable();
+			continue;
 		}
-		p = phyllo_fw_uart_rx_peek(&n);
-		if (n)
-			phyllo_fw_uart_rx_consume((uint8_t)phyllo_node_feed(&node, p, n, now));
-		else
-			idle_sleep();
+		sei();
+		now = phyllo_fw_clock_ms();
+		if (wake & PHYLLO_FW_WAKE_RX) {
+			feed_all(now);
+			next_poll = now;    /* receiving and sending move the timers */
+		}
+		if (phyllo_time_reached(now, next_poll))
+			next_poll = now + phyllo_node_poll(&node, now);
 	}
 }

@@ -13,6 +13,7 @@
 #include "board.h"
 #include "fw_config.h"
 #include "uart.h"
+#include "wake.h"
 
 #define RX_MASK (PHYLLO_FW_RX_RING - 1)
 #define TX_MASK (PHYLLO_FW_TX_RING - 1)
@@ -55,6 +56,10 @@ ISR(FW_RX_vect)
 	}
 	rx_buf[head] = byte;
 	rx_head = next;
+	/* A frame may be complete; or a long chunk needs draining before the
+	 * ring fills (every RX_RING / 2 bytes). */
+	if (byte == 0 || !(next & (PHYLLO_FW_RX_RING / 2 - 1)))
+		phyllo_fw_wake |= PHYLLO_FW_WAKE_RX;
 }
 
 ISR(FW_UDRE_vect)
@@ -81,11 +86,6 @@ const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n)
 void phyllo_fw_uart_rx_consume(uint8_t n)
 {
 	rx_tail = (uint8_t)(rx_tail + n) & RX_MASK;
-}
-
-bool phyllo_fw_uart_rx_empty(void)
-{
-	return rx_head == rx_tail;
 }
 
 /* Sleep until the transmit ISR has freed the slot before index next. The

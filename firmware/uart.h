@@ -7,6 +7,7 @@
  *    of received bytes, in place; phyllo_fw_uart_rx_consume() releases what
  *    was used. Only the main loop calls them. A byte that finds the ring full
  *    is dropped and counted (the protocol resyncs at the next delimiter).
+ *    The ISR sets PHYLLO_FW_WAKE_RX (wake.h) when parsing is worth it.
  *  - Transmit: phyllo_fw_uart_write() takes every byte it is given (it is a
  *    struct phyllo_out sink); when the ring is full it sleeps until the
  *    transmit interrupt makes room, so waiting costs no CPU cycles.
@@ -25,7 +26,6 @@ struct phyllo_fw_uart_stats {
 void phyllo_fw_uart_init(void);
 const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n);
 void phyllo_fw_uart_rx_consume(uint8_t n);
-bool phyllo_fw_uart_rx_empty(void);
 void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n);
 void phyllo_fw_uart_get_stats(struct phyllo_fw_uart_stats *st);
 

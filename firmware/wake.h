@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * wake.h - why the main loop should leave its sleep.
+ *
+ * Interrupt handlers set a bit; the main loop reads and clears the byte with
+ * interrupts off and sleeps while it is zero. Every interrupt wakes the CPU,
+ * but only these two make it do work: a byte-by-byte wake-up would cost more
+ * cycles than parsing the frame.
+ */
+#ifndef PHYLLO_FW_WAKE_H
+#define PHYLLO_FW_WAKE_H
+
+#include <stdint.h>
+
+#define PHYLLO_FW_WAKE_RX   0x01  /* delimiter received, or 64 more bytes */
+#define PHYLLO_FW_WAKE_TICK 0x02  /* the millisecond clock moved */
+
+extern volatile uint8_t phyllo_fw_wake;
+
+#endif /* PHYLLO_FW_WAKE_H */
