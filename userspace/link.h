@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * link.h - where a userspace stack's bytes go: a tty (raw mode, chosen
+ * baud), a new pty whose slave path is published as a symlink, a unix or
+ * TCP socket, or stdin/stdout.
+ */
+#ifndef PHYLLO_LINK_H
+#define PHYLLO_LINK_H
+
+struct link_io {
+	int rfd;
+	int wfd;
+	int keep_fd;		/* pty slave held open so the master never sees EIO */
+	char name[128];
+};
+
+struct link_spec {
+	const char *device;	/* tty path */
+	const char *connect;	/* unix:PATH or tcp:HOST:PORT */
+	const char *pty_link;	/* create a pty, symlink its slave here */
+	unsigned long baud;	/* 0: leave as is */
+	unsigned int connect_wait_s;
+};
+
+/* Returns 0, or -1 after printing what went wrong and what to do. */
+int link_open(const struct link_spec *spec, struct link_io *io);
+void link_close(struct link_io *io);
+/* Set raw mode and the speed on a tty fd; -1 with errno on failure. */
+int link_tty_raw(int fd, unsigned long baud);
+
+#endif

@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * peer.c - `phyllo peer`. One thread, one poll loop: read bytes, feed the
+ * core, act on each unit, run the core's timers, write what it produced.
+ * The fault injector sits between the core and the fd, on whole frames.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+#include "peer.h"
+#include "fault.h"
+#include "link.h"
+#include "payload.h"
+#include "util.h"
+#include "phyllo_stack.h"
+
+#define PEND_MAX 64
+
+struct pend {
+	uint8_t type;
+	uint16_t len;
+	uint8_t data[PHYLLO_DATAGRAM_MAX];
+};
+
+struct peer_opts {
+	struct link_spec link;
+	uint8_t preset;
+	bool echo, client, unreliable, verbose, handshake;
+	unsigned long count, window, timeout_s;
+	struct phyllo_arq_config arq;
+	struct fault_cfg fault;
+	bool faulty;
+	struct payload_spec payload;
+	const char *stats_file;
+};
+
+struct peer {
+	struct peer_opts o;
+	struct phyllo_stack st;
+	struct link_io io;
+	struct fault *fault;
+	uint8_t *tx;
+	size_t txlen, txcap;
+	uint8_t txframe[PHYLLO_WIRE_MAX + 16];
+	uint16_t txframe_len;
+	uint8_t rxchunk[PHYLLO_WIRE_MAX + 16];
+	uint16_t rxchunk_len;
+	bool rx_overlong;
+	uint32_t now;
+	bool eof;
+	/* echo */
+	struct pend pend[PEND_MAX];
+	unsigned int pend_head, pend_n;
+	uint64_t echoed;
+	/* client */
+	uint64_t sent, received, mismatches, dups, lost, reordered, next_expect;
+	uint64_t *send_us, *rtt_us;
+	uint8_t *seen;
+	uint64_t t_start, t_end;
+};
+
+static volatile sig_atomic_t peer_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	peer_stop = 1;
+}
+
+static void tx_append(struct peer *p, const uint8_t *b, size_t n)
+{
+	if (p->txlen + n > p->txcap) {
+		p->txcap = (p->txlen + n) * 2;
+		p->tx = realloc(p->tx, p->txcap);
+		if (!p->tx) {
+			perror("phyllo: out of memory");
+			exit(1);
+		}
+	}
+	memcpy(p->tx + p->txlen, b, n);
+	p->txlen += n;
+}
+
+static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n);
+
+static void fault_emit(void *ctx, enum fault_dir dir, const uint8_t *frame, uint16_t n)
+{
+	struct peer *p = ctx;
+
+	if (dir == FAULT_TX)
+		tx_append(p, frame, n);
+	else
+		feed_stack(p, frame, n);
+}
+
+/* The core's output. Frames arrive as 00, COBS pieces, 00: with faults on,
+ * reassemble each one so the injector sees whole frames. */
+static void stack_out(void *ctx, const uint8_t *buf, uint16_t n)
+{
+	struct peer *p = ctx;
+
+	if (!p->fault) {
+		tx_append(p, buf, n);
+		return;
+	}
+	if (p->txframe_len + n > sizeof(p->txframe))
+		abort();	/* the core never writes more than PHYLLO_WIRE_MAX */
+	memcpy(p->txframe + p->txframe_len, buf, n);
+	p->txframe_len += n;
+	if (n == 1 && buf[0] == 0 && p->txframe_len > 1) {
+		fault_frame(p->fault, FAULT_TX, p->txframe, p->txframe_len, p->now);
+		p->txframe_len = 0;
+	}
+}
+
+/* Echo: send the unit back unchanged, or queue it while the window is
+ * full; a full queue closes our receive window instead of losing data. */
+static void echo_unit(struct peer *p, const struct phyllo_unit *u)
+{
+	struct pend *e;
+
+	if (!p->pend_n && phyllo_stack_send(&p->st, u->type, u->data, u->len,
+					    !p->o.unreliable, p->now) == 0) {
+		p->echoed++;
+		return;
+	}
+	e = &p->pend[(p->pend_head + p->pend_n++) % PEND_MAX];
+	e->type = u->type;
+	e->len = u->len;
+	memcpy(e->data, u->data, u->len);
+	if (p->pend_n == PEND_MAX)
+		phyllo_arq_hold(&p->st.arq, true);
+}
+
+static void echo_drain(struct peer *p)
+{
+	while (p->pend_n) {
+		struct pend *e = &p->pend[p->pend_head];
+
+		if (phyllo_stack_send(&p->st, e->type, e->data, e->len, !p->o.unreliable,
+				      p->now) != 0)
+			break;
+		p->echoed++;
+		p->pend_head = (p->pend_head + 1) % PEND_MAX;
+		if (p->pend_n-- == PEND_MAX)
+			phyllo_arq_hold(&p->st.arq, false);
+	}
+}
+
+/* Client: match an echo to what was sent, by its tag. */
+static void client_unit(struct peer *p, const struct phyllo_unit *u)
+{
+	uint8_t want[PHYLLO_DATAGRAM_MAX], type;
+	long idx = payload_index(&p->o.payload, u->data, u->len);
+	uint64_t i;
+
+	if (p->o.payload.exact || p->o.payload.kind == PAYLOAD_HEX)
+		idx = (long)p->next_expect;
+	if (idx < 0 || (uint64_t)idx >= p->sent) {
+		p->mismatches++;
+		return;
+	}
+	i = (uint64_t)idx;
+	if (u->len != payload_build(&p->o.payload, (uint32_t)i, &type, want) ||
+	    u->type != type || memcmp(want, u->data, u->len)) {
+		p->mismatches++;
+		return;
+	}
+	if (p->seen[i]) {
+		p->dups++;
+		return;
+	}
+	p->seen[i] = 1;
+	p->rtt_us[p->received++] = util_now_us() - p->send_us[i];
+	if (i == p->next_expect) {
+		p->next_expect++;
+	} else if (i > p->next_expect) {
+		p->lost += i - p->next_expect;	/* for now; may turn up late */
+		p->next_expect = i + 1;
+	} else {
+		p->lost--;
+		p->reordered++;
+	}
+}
+
+static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
+{
+	uint16_t used = 0;
+
+	while (used < n) {
+		struct phyllo_unit u;
+		bool got;
+
+		used += phyllo_stack_receive(&p->st, b + used, n - used, p->now, &u, &got);
+		if (!got)
+			continue;
+		if (p->o.client)
+			client_unit(p, &u);
+		else
+			echo_unit(p, &u);
+	}
+}
+
+/* One byte on the receive-fault path: whole frames go to the injector; a
+ * chunk too long to be a frame goes to the core as it is, to be counted. */
+static void feed_fault_byte(struct peer *p, uint8_t b)
+{
+	if (b != 0 && p->rx_overlong) {
+		feed_stack(p, &b, 1);
+	} else if (b != 0 && p->rxchunk_len < PHYLLO_CHUNK_MAX) {
+		p->rxchunk[1 + p->rxchunk_len++] = b;
+	} else if (b != 0) {
+		p->rx_overlong = true;
+		p->rxchunk[0] = 0;
+		feed_stack(p, p->rxchunk, (uint16_t)(1 + p->rxchunk_len));
+		feed_stack(p, &b, 1);
+	} else if (p->rx_overlong) {
+		feed_stack(p, &b, 1);
+		p->rx_overlong = false;
+		p->rxchunk_len = 0;
+	} else if (p->rxchunk_len) {
+		p->rxchunk[0] = 0;
+		p->rxchunk[1 + p->rxchunk_len] = 0;
+		fault_frame(p->fault, FAULT_RX, p->rxchunk, (uint16_t)(p->rxchunk_len + 2), p->now);
+		p->rxchunk_len = 0;
+	}
+}
+
+/* Bytes from the fd; with receive faults on, cut them into frames first. */
+static void feed_bytes(struct peer *p, const uint8_t *b, size_t n)
+{
+	size_t i;
+
+	if (!p->fault || !(p->o.fault.dirs & 2)) {
+		while (n) {
+			uint16_t k = n > 4096 ? 4096 : (uint16_t)n;
+
+			feed_stack(p, b, k);
+			b += k;
+			n -= k;
+		}
+		return;
+	}
+	for (i = 0; i < n; i++)
+		feed_fault_byte(p, b[i]);
+}
+
+static void client_send(struct peer *p)
+{
+	uint8_t buf[PHYLLO_DATAGRAM_MAX], type;
+
+	while (p->sent < p->o.count && p->sent - p->received - p->lost < p->o.window &&
+	       phyllo_stack_room(&p->st)) {
+		uint16_t n = payload_build(&p->o.payload, (uint32_t)p->sent, &type, buf);
+		int ret;
+
+		p->send_us[p->sent] = util_now_us();
+		ret = phyllo_stack_send(&p->st, type, buf, n, !p->o.unreliable, p->now);
+		if (ret == PHYLLO_E_AGAIN)
+			break;
+		if (ret < 0) {
+			fprintf(stderr, "phyllo: cannot send a %u-byte %s payload: %s\n", n,
+				payload_name(&p->o.payload), util_phyllo_strerror(ret));
+			exit(2);
+		}
+		p->sent++;
+	}
+}
+
+/* Write what we can; the rest waits for POLLOUT. */
+static int flush_tx(struct peer *p)
+{
+	while (p->txlen) {
+		ssize_t w = write(p->io.wfd, p->tx, p->txlen);
+
+		if (w < 0)
+			return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
+		memmove(p->tx, p->tx + w, p->txlen - (size_t)w);
+		p->txlen -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_link(struct peer *p)
+{
+	uint8_t buf[4096];
+	ssize_t r = read(p->io.rfd, buf, sizeof(buf));
+
+	if (r > 0) {
+		feed_bytes(p, buf, (size_t)r);
+		return 0;
+	}
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	p->eof = true;	/* EOF, or EIO: the other end hung up */
+	return 0;
+}
+
+static bool peer_done(struct peer *p)
+{
+	if (p->o.client)
+		return p->received >= p->o.count && p->received + p->mismatches >= p->sent &&
+		       phyllo_stack_idle(&p->st);
+	return p->o.count && p->echoed >= p->o.count && !p->pend_n && phyllo_stack_idle(&p->st);
+}
+
+/* One turn of the loop; returns the poll timeout in ms. */
+static int peer_turn(struct peer *p)
+{
+	uint32_t next;
+
+	p->now = util_now_ms();
+	next = p->fault ? fault_release(p->fault, p->now) : 1000;
+	if (p->o.client)
+		client_send(p);
+	else
+		echo_drain(p);
+	if (p->st.preset == PHYLLO_PRESET_STANDARD) {
+		uint16_t n = phyllo_stack_poll(&p->st, p->now);
+
+		if (n < next)
+			next = n;
+	}
+	return (int)(next > 50 ? 50 : next);
+}
+
+static int peer_loop(struct peer *p)
+{
+	uint64_t deadline = util_now_us() + (uint64_t)p->o.timeout_s * 1000000u;
+	uint64_t linger = 0;
+
+	while (!peer_stop && !p->eof) {
+		struct pollfd pfd[2] = {
+			{ .fd = p->io.rfd, .events = POLLIN },
+			{ .fd = p->io.wfd, .events = 0 },
+		};
+		int timeout = peer_turn(p);
+
+		if (flush_tx(p)) {
+			perror("phyllo: write");
+			return -1;
+		}
+		if (peer_done(p)) {
+			/* let the last acknowledgements go out before leaving */
+			if (!linger)
+				linger = util_now_us() + 30000;
+			if (util_now_us() >= linger && !p->txlen)
+				break;
+		}
+		if (p->o.timeout_s && util_now_us() > deadline) {
+			fprintf(stderr, "phyllo: peer: timed out after %lu s\n", p->o.timeout_s);
+			return -1;
+		}
+		pfd[1].events = p->txlen ? POLLOUT : 0;
+		if (p->io.wfd == p->io.rfd && p->txlen)
+			pfd[0].events |= POLLOUT;
+		if (poll(pfd, p->io.wfd == p->io.rfd ? 1 : 2, timeout) < 0 && errno != EINTR)
+			return -1;
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
+			read_link(p);
+	}
+	return 0;
+}
+
+static void peer_summary(struct peer *p, FILE *f)
+{
+	double secs = (double)(p->t_end - p->t_start) / 1e6;
+
+	fprintf(f, "{\"role\":\"%s\",\"preset\":\"%s\",\"link\":\"%s\"",
+		p->o.client ? "client" : "echo", util_preset_name(p->o.preset), p->io.name);
+	if (p->o.client) {
+		uint64_t p50 = util_percentile(p->rtt_us, p->received, 50);
+		uint64_t p99 = util_percentile(p->rtt_us, p->received, 99);
+		uint64_t max = util_percentile(p->rtt_us, p->received, 100);
+
+		fprintf(f, ",\"payload\":\"%s\",\"sent\":%llu,\"received\":%llu,"
+			"\"mismatches\":%llu,\"lost\":%llu,\"duplicates\":%llu,\"reordered\":%llu,"
+			"\"seconds\":%.3f,\"msgs_per_s\":%.1f,\"rtt_us\":{\"p50\":%llu,"
+			"\"p99\":%llu,\"max\":%llu}", payload_name(&p->o.payload),
+			(unsigned long long)p->sent, (unsigned long long)p->received,
+			(unsigned long long)p->mismatches,
+			(unsigned long long)(p->sent - p->received - p->mismatches),
+			(unsigned long long)p->dups, (unsigned long long)p->reordered, secs,
+			secs > 0 ? (double)p->received / secs : 0.0, (unsigned long long)p50,
+			(unsigned long long)p99, (unsigned long long)max);
+	} else {
+		fprintf(f, ",\"echoed\":%llu", (unsigned long long)p->echoed);
+	}
+	fputs(",\"stats\":", f);
+	util_stats_json(f, &p->st.stats);
+	if (p->fault) {
+		fputs(",\"faults\":", f);
+		fault_json(f, p->fault);
+	}
+	fputs("}\n", f);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: phyllo peer (--echo | --client) [options]\n"
+	      "Run the Phyllo stack in userspace: an echo server or a benchmark client.\n"
+	      "\n"
+	      "Link (default: stdin/stdout):\n"
+	      "  -d, --device TTY        a serial device or pty slave (raw mode)\n"
+	      "      --pty LINK          create a pty; symlink its slave to LINK\n"
+	      "      --connect ADDR      unix:PATH or tcp:HOST:PORT (retried for 30 s)\n"
+	      "  -b, --baud N            line speed for a tty (e.g. 115200, 1000000)\n"
+	      "Stack:\n"
+	      "  -p, --preset P          minimal | reduced | standard (default standard)\n"
+	      "  -w, --window N          send window, 1..8 (default 4)\n"
+	      "      --rto-min MS, --rto-max MS, --ack-delay MS\n"
+	      "      --no-handshake      start open at seq 0, as the public peers do\n"
+	      "  -u, --unreliable        send without acknowledgement (standard only)\n"
+	      "Roles:\n"
+	      "  -e, --echo              send every unit back unchanged\n"
+	      "  -c, --client            send --count messages, check every echo\n"
+	      "  -n, --count N           messages (client; echo: exit after N)\n"
+	      "      --payload P         small | large | very-large | counter | hex:BYTES\n"
+	      "      --exact             send the literal tuple (no index tag)\n"
+	      "  -t, --timeout S         give up after S seconds (client default 120)\n"
+	      "Faults (seeded, per frame, percentages):\n"
+	      "      --drop PCT --corrupt PCT --dup PCT --delay PCT --delay-ms MS\n"
+	      "      --seed N            --fault-dir tx|rx|both (default both)\n"
+	      "Output:\n"
+	      "      --stats FILE        write the JSON summary there at exit\n"
+	      "  -v, --verbose           summary on stderr too\n"
+	      "The client prints one JSON line and exits 1 on any loss or mismatch.\n", f);
+}
+
+enum {
+	OPT_PTY = 256, OPT_CONNECT, OPT_RTO_MIN, OPT_RTO_MAX, OPT_ACK_DELAY, OPT_NO_HS,
+	OPT_PAYLOAD, OPT_EXACT, OPT_DROP, OPT_CORRUPT, OPT_DUP, OPT_DELAY, OPT_DELAY_MS,
+	OPT_SEED, OPT_FAULT_DIR, OPT_STATS,
+};
+
+static const struct option peer_longopts[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "pty", required_argument, NULL, OPT_PTY },
+	{ "connect", required_argument, NULL, OPT_CONNECT },
+	{ "baud", required_argument, NULL, 'b' },
+	{ "preset", required_argument, NULL, 'p' },
+	{ "window", required_argument, NULL, 'w' },
+	{ "rto-min", required_argument, NULL, OPT_RTO_MIN },
+	{ "rto-max", required_argument, NULL, OPT_RTO_MAX },
+	{ "ack-delay", required_argument, NULL, OPT_ACK_DELAY },
+	{ "no-handshake", no_argument, NULL, OPT_NO_HS },
+	{ "unreliable", no_argument, NULL, 'u' },
+	{ "echo", no_argument, NULL, 'e' },
+	{ "client", no_argument, NULL, 'c' },
+	{ "count", required_argument, NULL, 'n' },
+	{ "payload", required_argument, NULL, OPT_PAYLOAD },
+	{ "exact", no_argument, NULL, OPT_EXACT },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "drop", required_argument, NULL, OPT_DROP },
+	{ "corrupt", required_argument, NULL, OPT_CORRUPT },
+	{ "dup", required_argument, NULL, OPT_DUP },
+	{ "delay", required_argument, NULL, OPT_DELAY },
+	{ "delay-ms", required_argument, NULL, OPT_DELAY_MS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "fault-dir", required_argument, NULL, OPT_FAULT_DIR },
+	{ "stats", required_argument, NULL, OPT_STATS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_fault_dir(struct peer_opts *o, const char *s)
+{
+	if (!strcmp(s, "tx"))
+		o->fault.dirs = 1;
+	else if (!strcmp(s, "rx"))
+		o->fault.dirs = 2;
+	else if (!strcmp(s, "both"))
+		o->fault.dirs = 3;
+	else {
+		fprintf(stderr, "phyllo peer: --fault-dir: '%s' is not tx, rx or both\n", s);
+		exit(2);
+	}
+}
+
+/* Options that shape the stack and the faults. */
+static bool parse_stack_opt(struct peer_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'p': o->preset = util_parse_preset(arg); break;
+	case 'w': o->window = util_parse_num("--window", arg, 1, 1000); break;
+	case OPT_RTO_MIN: o->arq.rto_min_ms = (uint16_t)util_parse_num("--rto-min", arg, 1, 60000); break;
+	case OPT_RTO_MAX: o->arq.rto_max_ms = (uint16_t)util_parse_num("--rto-max", arg, 1, 60000); break;
+	case OPT_ACK_DELAY: o->arq.ack_delay_ms = (uint16_t)util_parse_num("--ack-delay", arg, 0, 1000); break;
+	case OPT_NO_HS: o->arq.handshake = false; break;
+	case OPT_DROP: o->fault.drop_ppm = fault_parse_pct("--drop", arg); o->faulty = true; break;
+	case OPT_CORRUPT: o->fault.corrupt_ppm = fault_parse_pct("--corrupt", arg); o->faulty = true; break;
+	case OPT_DUP: o->fault.dup_ppm = fault_parse_pct("--dup", arg); o->faulty = true; break;
+	case OPT_DELAY: o->fault.delay_ppm = fault_parse_pct("--delay", arg); o->faulty = true; break;
+	case OPT_DELAY_MS: o->fault.delay_ms = (uint32_t)util_parse_num("--delay-ms", arg, 0, 60000); break;
+	case OPT_SEED: o->fault.seed = (uint32_t)util_parse_num("--seed", arg, 0, 0xffffffffUL); break;
+	case OPT_FAULT_DIR: parse_fault_dir(o, arg); break;
+	default: return false;
+	}
+	return true;
+}
+
+static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'd': o->link.device = arg; break;
+	case OPT_PTY: o->link.pty_link = arg; break;
+	case OPT_CONNECT: o->link.connect = arg; break;
+	case 'b': o->link.baud = util_parse_num("--baud", arg, 50, 4000000); break;
+	case 'u': o->unreliable = true; break;
+	case 'e': o->echo = true; break;
+	case 'c': o->client = true; break;
+	case 'n': o->count = util_parse_num("--count", arg, 0, 100000000); break;
+	case OPT_PAYLOAD:
+		if (payload_parse(arg, &o->payload)) {
+			fprintf(stderr, "phyllo peer: --payload: '%s' is not small, large, "
+				"very-large, counter or hex:BYTES\n", arg);
+			exit(2);
+		}
+		break;
+	case OPT_EXACT: o->payload.exact = true; break;
+	case 't': o->timeout_s = util_parse_num("--timeout", arg, 0, 86400); break;
+	case OPT_STATS: o->stats_file = arg; break;
+	case 'v': o->verbose = true; break;
+	default: return false;
+	}
+	return true;
+}
+
+static void parse_args(struct peer_opts *o, int argc, char **argv)
+{
+	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
+	bool exact = false;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->preset = PHYLLO_PRESET_STANDARD;
+	o->arq = def;
+	o->window = 4;
+	o->fault.dirs = 3;
+	o->fault.delay_ms = 30;
+	o->fault.seed = 1;
+	o->link.connect_wait_s = 30;
+	payload_parse("small", &o->payload);
+	while ((c = getopt_long(argc, argv, "d:b:p:w:uecn:t:vh", peer_longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout);
+			exit(0);
+		}
+		if (c == OPT_EXACT)
+			exact = true;
+		if (!parse_stack_opt(o, c, optarg) && !parse_role_opt(o, c, optarg)) {
+			usage(stderr);
+			exit(2);
+		}
+	}
+	o->payload.exact = exact;
+	if (optind < argc || o->echo == o->client) {
+		fprintf(stderr, "phyllo peer: choose exactly one of --echo and --client\n");
+		usage(stderr);
+		exit(2);
+	}
+	if (!!o->link.device + !!o->link.pty_link + !!o->link.connect > 1) {
+		fprintf(stderr, "phyllo peer: use only one of --device, --pty and --connect\n");
+		exit(2);
+	}
+	if (o->client && !o->count)
+		o->count = 1000;
+	if (o->client && !o->timeout_s)
+		o->timeout_s = 120;
+}
+
+static int peer_setup(struct peer *p)
+{
+	struct phyllo_out out = { stack_out, p };
+	uint8_t nonce;
+	int ret;
+
+	if (p->o.faulty && !(p->fault = fault_new(&p->o.fault, fault_emit, p)))
+		return -1;
+	if (link_open(&p->o.link, &p->io))
+		return -1;
+	if (p->o.link.pty_link)
+		fprintf(stderr, "phyllo peer: pty %s linked at %s\n", p->io.name, p->o.link.pty_link);
+	p->o.arq.window = (uint8_t)(p->o.window < PHYLLO_ARQ_WINDOW_MAX ? p->o.window
+					 : PHYLLO_ARQ_WINDOW_MAX);
+	p->o.payload.max = phyllo_stack_mtu(p->o.preset);
+	if (getrandom(&nonce, 1, 0) != 1)
+		nonce = (uint8_t)getpid();
+	ret = phyllo_stack_init(&p->st, p->o.preset, &p->o.arq, &out, nonce, util_now_ms());
+	if (ret) {
+		fprintf(stderr, "phyllo peer: bad stack settings (%s): check --window and "
+			"--rto-min <= --rto-max\n", util_phyllo_strerror(ret));
+		return -1;
+	}
+	if (p->o.client) {
+		p->send_us = calloc(p->o.count, sizeof(*p->send_us));
+		p->rtt_us = calloc(p->o.count, sizeof(*p->rtt_us));
+		p->seen = calloc(p->o.count, 1);
+		if (!p->send_us || !p->rtt_us || !p->seen)
+			return -1;
+	}
+	return 0;
+}
+
+static void peer_report(struct peer *p)
+{
+	FILE *f;
+
+	if (p->o.client)
+		peer_summary(p, p->io.wfd == STDOUT_FILENO ? stderr : stdout);
+	if (p->o.verbose && !p->o.client)
+		peer_summary(p, stderr);
+	if (p->o.stats_file) {
+		f = fopen(p->o.stats_file, "w");
+		if (!f) {
+			fprintf(stderr, "phyllo peer: cannot write %s: %s\n", p->o.stats_file,
+				strerror(errno));
+			return;
+		}
+		peer_summary(p, f);
+		fclose(f);
+	}
+}
+
+int peer_main(int argc, char **argv)
+{
+	static struct peer p;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int ret;
+
+	parse_args(&p.o, argc, argv);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (peer_setup(&p))
+		return 1;
+	p.t_start = util_now_us();
+	ret = peer_loop(&p);
+	p.t_end = util_now_us();
+	peer_report(&p);
+	link_close(&p.io);
+	if (ret)
+		return 1;
+	if (p.o.client && (p.received != p.o.count || p.mismatches || p.dups || p.reordered))
+		return 1;
+	return 0;
+}

@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# The phyllo tool: build/host/phyllo (optimised, what users and the kernel
+# and firmware tests run) and build/host/phyllo-san (ASan + UBSan, what the
+# userspace tests run).
+
+PHYLLO_SRC := $(wildcard userspace/*.c) $(CORE_SRC)
+PHYLLO_HDR := $(wildcard userspace/*.h) $(wildcard core/*.h) $(wildcard uapi/*.h)
+PHYLLO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wundef -Icore -Iuapi -Iuserspace
+
+$(HOST)/phyllo: $(PHYLLO_SRC) $(PHYLLO_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g $(PHYLLO_SRC) -o $@
+
+$(HOST)/phyllo-san: $(PHYLLO_SRC) $(PHYLLO_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+		$(PHYLLO_SRC) -o $@
+
+.PHONY: phyllo
+phyllo: $(HOST)/phyllo
