@@ -80,6 +80,7 @@ static void arq_resend_all(struct phyllo_arq *a, uint32_t now)
 	for (i = 0; i < a->tx_sent; i++)
 		arq_emit_slot(a, i);
 	a->stats->tx_retransmits += a->tx_sent;
+	a->resend_time = now;
 	a->rtt_timing = false;	/* Karn: no sample from a resent unit */
 	a->rto_armed = a->tx_sent != 0;
 	a->rto_due = now + a->rto;
@@ -88,6 +89,16 @@ static void arq_resend_all(struct phyllo_arq *a, uint32_t now)
 static uint16_t clamp16(uint32_t v, uint16_t lo, uint16_t hi)
 {
 	return (uint16_t)(v < lo ? lo : v > hi ? hi : v);
+}
+
+/* The timeout the round-trip estimate gives, without backoff. */
+static uint16_t arq_rto_estimate(const struct phyllo_arq *a)
+{
+	uint32_t var4 = a->rttvar4 ? a->rttvar4 : 1;
+
+	if (!a->rtt_valid)
+		return a->cfg.rto_init_ms;
+	return clamp16(((uint32_t)a->srtt8 >> 3) + var4, a->cfg.rto_min_ms, a->cfg.rto_max_ms);
 }
 
 /* Jacobson/Karels with shifts only: srtt8 = 8 * SRTT, rttvar4 = 4 * RTTVAR,
@@ -111,7 +122,7 @@ static void arq_rtt_sample(struct phyllo_arq *a, uint32_t r)
 	}
 	a->srtt8 = (uint16_t)srtt8;
 	a->rttvar4 = (uint16_t)var4;
-	a->rto = clamp16((srtt8 >> 3) + (var4 ? var4 : 1), a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+	a->rto = arq_rto_estimate(a);
 	a->stats->rtt_ms = srtt8 >> 3;
 	a->stats->rto_ms = a->rto;
 }
@@ -128,6 +139,11 @@ static void arq_release(struct phyllo_arq *a, uint8_t n, uint32_t now)
 	a->tx_count -= n;
 	a->tx_sent -= n;
 	a->tx_retired_total += n;
+	/* Progress: the link works again, so drop any timeout backoff. */
+	if (a->retries) {
+		a->rto = arq_rto_estimate(a);
+		a->stats->rto_ms = a->rto;
+	}
 	a->retries = 0;
 	a->nak_resent = false;
 	a->rto_armed = a->tx_sent != 0;
@@ -146,7 +162,10 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 		arq_release(a, n, now);
 	if (nak) {
 		a->stats->rx_naks++;
-		if (a->tx_sent && !a->nak_resent) {
+		/* One resend per NAK'd position, unless the resend itself
+		 * looks lost (no progress for a round trip). */
+		if (a->tx_sent && (!a->nak_resent ||
+				   now - a->resend_time > ((uint32_t)a->srtt8 >> 3) + 1u)) {
 			arq_resend_all(a, now);
 			a->nak_resent = true;
 		}
@@ -240,10 +259,13 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 		a->ack_due = now;
 		return PHYLLO_E_DUP;
 	}
-	if (!a->nak_sent) {
+	/* Ahead of rx_next: something was lost. Ask once, and again only if
+	 * the gap persists past the shortest retransmit timeout. */
+	if (!a->nak_sent || now - a->nak_time >= a->cfg.rto_min_ms) {
 		arq_emit_control(a, PHYLLO_FLAG_NAK);
 		a->stats->tx_naks++;
 		a->nak_sent = true;
+		a->nak_time = now;
 	}
 	return PHYLLO_E_SEQ;
 }

@@ -83,6 +83,7 @@ struct phyllo_arq {
 	uint8_t retries;        /* timeouts since the last progress */
 	bool rto_armed;
 	bool nak_resent;        /* resent on a NAK since the last progress */
+	uint32_t resend_time;   /* when the window was last resent */
 	bool rtt_timing;        /* a round-trip sample is running */
 	uint8_t rtt_seq;
 	uint32_t rtt_start;
@@ -95,6 +96,7 @@ struct phyllo_arq {
 	uint8_t rx_next;        /* next seq expected */
 	bool ack_pending;
 	bool nak_sent;          /* NAK sent for the current rx_next */
+	uint32_t nak_time;      /* when; repeated after rto_min_ms */
 	bool hold_dropped;      /* data dropped while held: NAK on release */
 	uint32_t ack_due;
 	/* handshake */
