@@ -111,7 +111,9 @@ void fault_frame(struct fault *f, enum fault_dir dir, const uint8_t *frame, uint
 		f->emit(f->ctx, dir, b, n);
 	}
 	if (fault_hit(f, f->cfg.dup_ppm)) {
+		/* "corrupted" counts corrupted frames delivered: a copy too */
 		c->duplicated++;
+		c->corrupted += memcmp(b, frame, n) != 0;
 		f->emit(f->ctx, dir, b, n);
 	}
 }

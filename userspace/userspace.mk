@@ -18,3 +18,8 @@ $(HOST)/phyllo-san: $(PHYLLO_SRC) $(PHYLLO_HDR)
 
 .PHONY: phyllo
 phyllo: $(HOST)/phyllo
+
+CHECK_TARGETS += test-userspace
+.PHONY: test-userspace
+test-userspace: deps-core $(HOST)/phyllo-san
+	tests/userspace/test-peer.sh $(HOST)/phyllo-san
