@@ -30,8 +30,11 @@ FW_MCU_micro := atmega32u4
 # Window storage per board: each slot is ~245 bytes of the Uno's 2 KB.
 FW_WIN_uno   := 2
 FW_WIN_micro := 4
+# Rings per board (powers of two); the Micro has 512 more bytes of RAM.
+FW_RING_uno   := -DPHYLLO_FW_RX_RING=128 -DPHYLLO_FW_TX_RING=64
+FW_RING_micro := -DPHYLLO_FW_RX_RING=256 -DPHYLLO_FW_TX_RING=64
 
-fw_std = -DPHYLLO_FW_PRESET=2 -DPHYLLO_FW_APP_PUBSUB=1 -DPHYLLO_ARQ_WINDOW_MAX=$(FW_WIN_$(1))
+fw_std = -DPHYLLO_FW_PRESET=2 -DPHYLLO_FW_APP_PUBSUB=1 -DPHYLLO_ARQ_WINDOW_MAX=$(FW_WIN_$(1)) $(FW_RING_$(1))
 FW_FLAGS_uno-standard      := $(call fw_std,uno)
 FW_FLAGS_uno-standard-1m   := $(call fw_std,uno) -DPHYLLO_FW_BAUD=1000000UL
 FW_FLAGS_uno-reduced       := -DPHYLLO_FW_PRESET=1 -DPHYLLO_FW_APP_PUBSUB=1 -DPHYLLO_ARQ_WINDOW_MAX=1

@@ -24,6 +24,12 @@
 static struct phyllo_node node;
 volatile uint8_t phyllo_fw_wake;
 
+/* GPIOR0 brackets the protocol work (parse, reply, timers) so a simulator
+ * can count its cycles apart from interrupts and idle wake-ups. It is a
+ * general-purpose register with no pin behind it: no effect on the board. */
+#define WORK_BEGIN() (GPIOR0 = 1)
+#define WORK_END()   (GPIOR0 = 0)
+
 static void led_set(void *ctx, bool on)
 {
 	(void)ctx;
@@ -44,14 +50,25 @@ static uint8_t boot_nonce(void)
 	return n;
 }
 
-/* Hand every byte in the ring to the node, one unit at a time. */
+/*
+ * Hand every byte in the ring to the node, one unit at a time. The bytes of
+ * a unit are released before it is answered (the stack has copied them), so
+ * the whole ring is free for what arrives while the reply is being sent.
+ */
 static void feed_all(uint32_t now)
 {
 	const uint8_t *p;
 	uint8_t n;
 
-	while ((p = phyllo_fw_uart_rx_peek(&n)), n)
-		phyllo_fw_uart_rx_consume((uint8_t)phyllo_node_feed(&node, p, n, now));
+	while ((p = phyllo_fw_uart_rx_peek(&n)), n) {
+		struct phyllo_unit u;
+		bool got;
+		uint16_t used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
+
+		phyllo_fw_uart_rx_consume((uint8_t)used);
+		if (got)
+			phyllo_node_handle(&node, &u, now);
+	}
 }
 
 int main(void)
@@ -87,11 +104,13 @@ int main(void)
 		}
 		sei();
 		now = phyllo_fw_clock_ms();
+		WORK_BEGIN();
 		if (wake & PHYLLO_FW_WAKE_RX) {
 			feed_all(now);
 			next_poll = now;    /* receiving and sending move the timers */
 		}
 		if (phyllo_time_reached(now, next_poll))
 			next_poll = now + phyllo_node_poll(&node, now);
+		WORK_END();
 	}
 }

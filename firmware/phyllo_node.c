@@ -2,9 +2,9 @@
 /*
  * phyllo_node.c - endpoints of the device side (see phyllo_node.h).
  *
- * Order of work for one unit: hold the receiver if no reply could be sent,
- * let the stack deliver at most one unit, dispatch it by topic, send the
- * reply at once (the unit's bytes stay valid until the next feed).
+ * Order of work for one unit: let the stack deliver at most one unit, hand
+ * it back if no reply could be sent (node_refuse), dispatch it by topic,
+ * send the reply at once (the unit's bytes stay valid until the next feed).
  */
 #include "phyllo_node.h"
 #include "phyllo_msgpack.h"
@@ -103,6 +103,26 @@ static void node_blink(struct phyllo_node *nd, const struct phyllo_doc *d)
 		nd->hooks.led(nd->hooks.ctx, o.b);
 }
 
+/*
+ * Every unit may need a reliable reply, so a unit that arrives while the
+ * send window is full is handed back: the reliable layer forgets it accepted
+ * it (its acknowledgement has not gone out yet: it is only ever sent after
+ * this returns), and the peer sends it again. The room is checked after the
+ * unit's piggybacked acknowledgement was processed, which is what keeps a
+ * peer whose window is not larger than ours from ever getting here;
+ * phyllo_arq_hold() decides before that, and would refuse nearly every unit
+ * of a pipelined peer.
+ * TODO(core): this reaches into struct phyllo_arq; a core call for it (or a
+ * hold-when-full mode checked after the ACK) belongs in phyllo_arq.
+ */
+static void node_refuse(struct phyllo_node *nd)
+{
+	nd->stack.arq.rx_next--;
+	nd->stack.stats.rx_units--;
+	nd->stack.stats.rx_hold++;
+	nd->refused++;
+}
+
 static void node_dispatch(struct phyllo_node *nd, const struct phyllo_unit *u,
 			  uint32_t now_ms)
 {
@@ -141,33 +161,26 @@ int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
 	return phyllo_stack_init(&nd->stack, preset, arq_cfg, out, nonce, now_ms);
 }
 
+void phyllo_node_handle(struct phyllo_node *nd, const struct phyllo_unit *u,
+			uint32_t now_ms)
+{
+	if (phyllo_stack_room(&nd->stack) == 0)
+		node_refuse(nd);
+	else if (nd->pubsub)
+		node_dispatch(nd, u, now_ms);
+	else
+		node_send(nd, u->type, u->data, u->len, now_ms);
+}
+
 uint16_t phyllo_node_feed(struct phyllo_node *nd, const uint8_t *buf, uint16_t n,
 			  uint32_t now_ms)
 {
 	struct phyllo_unit u;
 	bool got = false;
-	uint16_t used;
+	uint16_t used = phyllo_stack_receive(&nd->stack, buf, n, now_ms, &u, &got);
 
-	if (nd->stack.preset == PHYLLO_PRESET_STANDARD) {
-		bool hold = phyllo_stack_room(&nd->stack) == 0;
-
-		phyllo_arq_hold(&nd->stack.arq, hold);
-		/* While held, stop at each delimiter: the frame may be the ACK
-		 * that makes room, and the next one should then be accepted. */
-		if (hold) {
-			const uint8_t *z = memchr(buf, PHYLLO_DELIMITER, n);
-
-			if (z)
-				n = (uint16_t)(z - buf + 1);
-		}
-	}
-	used = phyllo_stack_receive(&nd->stack, buf, n, now_ms, &u, &got);
-	if (!got)
-		return used;
-	if (nd->pubsub)
-		node_dispatch(nd, &u, now_ms);
-	else
-		node_send(nd, u.type, u.data, u.len, now_ms);
+	if (got)
+		phyllo_node_handle(nd, &u, now_ms);
 	return used;
 }
 

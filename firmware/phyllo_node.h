@@ -16,9 +16,10 @@
  * Other topics go to the message hook. With pub-sub off, every unit is
  * echoed back unchanged (raw echo of byte buffers).
  *
- * Reliable replies need room in the send window. While it is full the node
- * holds the receiver, so the peer's data waits in the peer's window instead
- * of being accepted and having nowhere to go.
+ * Reliable replies need room in the send window. A unit that arrives while
+ * it is full is refused (not acknowledged), so the peer sends it again
+ * instead of its reply being lost. A peer whose window is not larger than
+ * the node's never sees this: its acknowledgements make room first.
  */
 #ifndef PHYLLO_NODE_H
 #define PHYLLO_NODE_H
@@ -53,6 +54,7 @@ struct phyllo_node {
 	uint16_t pings;        /* ping replies sent */
 	uint16_t unserved;     /* units no endpoint or hook took */
 	uint16_t reply_lost;   /* replies refused by the stack (should stay 0) */
+	uint16_t refused;      /* units handed back, window full */
 };
 
 int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
@@ -64,6 +66,13 @@ int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
  * call again with the rest. */
 uint16_t phyllo_node_feed(struct phyllo_node *nd, const uint8_t *buf, uint16_t n,
 			  uint32_t now_ms);
+/*
+ * The same in two steps, for a caller that must release its input before
+ * the reply goes out (the firmware frees UART ring space while it answers):
+ * phyllo_stack_receive() on nd->stack, then this for the unit it gave.
+ */
+void phyllo_node_handle(struct phyllo_node *nd, const struct phyllo_unit *u,
+			uint32_t now_ms);
 /* Run the stack's timers; returns ms until the next call is needed. */
 uint16_t phyllo_node_poll(struct phyllo_node *nd, uint32_t now_ms);
 /*

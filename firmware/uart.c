@@ -30,7 +30,7 @@ static volatile uint8_t rx_tail;   /* written by the main loop */
 static uint8_t tx_buf[PHYLLO_FW_TX_RING];
 static volatile uint8_t tx_head;   /* written by the main loop */
 static volatile uint8_t tx_tail;   /* written by the ISR */
-static struct phyllo_fw_uart_stats stats;
+static volatile uint8_t rx_ring_full;
 
 void phyllo_fw_uart_init(void)
 {
@@ -41,17 +41,18 @@ void phyllo_fw_uart_init(void)
 	set_sleep_mode(SLEEP_MODE_IDLE);
 }
 
+/*
+ * The two handlers run once per byte, so they are kept to the fewest
+ * registers: every register a handler touches costs a push and a pop.
+ */
 ISR(FW_RX_vect)
 {
-	uint8_t status = FW_UCSRA;
 	uint8_t byte = FW_UDR;
 	uint8_t head = rx_head;
 	uint8_t next = (uint8_t)(head + 1) & RX_MASK;
 
-	if (status & (_BV(FW_FE) | _BV(FW_DOR)))
-		stats.rx_line_err++;
 	if (next == rx_tail) {
-		stats.rx_ring_full++;
+		rx_ring_full++;
 		return;
 	}
 	rx_buf[head] = byte;
@@ -62,16 +63,16 @@ ISR(FW_RX_vect)
 		phyllo_fw_wake |= PHYLLO_FW_WAKE_RX;
 }
 
+/* Enabled only while the ring holds bytes (see tx_kick). */
 ISR(FW_UDRE_vect)
 {
 	uint8_t tail = tx_tail;
 
-	if (tail == tx_head) {
-		FW_UCSRB &= (uint8_t)~_BV(FW_UDRIE);
-		return;
-	}
 	FW_UDR = tx_buf[tail];
-	tx_tail = (uint8_t)(tail + 1) & TX_MASK;
+	tail = (uint8_t)(tail + 1) & TX_MASK;
+	tx_tail = tail;
+	if (tail == tx_head)
+		FW_UCSRB &= (uint8_t)~_BV(FW_UDRIE);
 }
 
 const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n)
@@ -88,13 +89,24 @@ void phyllo_fw_uart_rx_consume(uint8_t n)
 	rx_tail = (uint8_t)(rx_tail + n) & RX_MASK;
 }
 
-/* Sleep until the transmit ISR has freed the slot before index next. The
- * check and the sleep are one step (sei; sleep), so no wake-up is missed. */
-static void wait_tx_room(uint8_t next)
+/* Publish the new head and let the handler drain the ring. UCSRB is set
+ * with interrupts off: the handler clears UDRIE in the same register. */
+static void tx_kick(uint8_t head)
+{
+	cli();
+	tx_head = head;
+	FW_UCSRB |= _BV(FW_UDRIE);
+	sei();
+}
+
+/* Sleep until the handler has freed want slots: refilling in batches
+ * keeps the per-call overhead off each byte. Test and sleep are one step
+ * (sei; sleep), so the wake-up cannot fall between them. */
+static void tx_wait(uint8_t head, uint8_t want)
 {
 	for (;;) {
 		cli();
-		if (next != tx_tail)
+		if (((uint8_t)(tx_tail - head - 1) & TX_MASK) >= want)
 			break;
 		sleep_enable();
 		sei();
@@ -109,24 +121,25 @@ void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n)
 	uint8_t head = tx_head;
 
 	(void)ctx;
-	while (n--) {
-		uint8_t next = (uint8_t)(head + 1) & TX_MASK;
+	while (n) {
+		uint8_t room = (uint8_t)(tx_tail - head - 1) & TX_MASK;
 
-		if (next == tx_tail) {
-			tx_head = head;
-			FW_UCSRB |= _BV(FW_UDRIE);
-			wait_tx_room(next);
+		if (!room) {
+			tx_wait(head, n < PHYLLO_FW_TX_RING / 2 ? (uint8_t)n : PHYLLO_FW_TX_RING / 2);
+			continue;
 		}
-		tx_buf[head] = *buf++;
-		head = next;
+		if (room > n)
+			room = (uint8_t)n;
+		n -= room;
+		do {
+			tx_buf[head] = *buf++;
+			head = (uint8_t)(head + 1) & TX_MASK;
+		} while (--room);
+		tx_kick(head);
 	}
-	tx_head = head;
-	FW_UCSRB |= _BV(FW_UDRIE);
 }
 
-void phyllo_fw_uart_get_stats(struct phyllo_fw_uart_stats *st)
+uint8_t phyllo_fw_uart_rx_dropped(void)
 {
-	cli();
-	*st = stats;
-	sei();
+	return rx_ring_full;
 }

@@ -18,15 +18,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct phyllo_fw_uart_stats {
-	uint16_t rx_ring_full;  /* bytes dropped, receive ring full */
-	uint16_t rx_line_err;   /* framing or hardware overrun flagged */
-};
-
 void phyllo_fw_uart_init(void);
 const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n);
 void phyllo_fw_uart_rx_consume(uint8_t n);
 void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n);
-void phyllo_fw_uart_get_stats(struct phyllo_fw_uart_stats *st);
+/* Bytes dropped because the receive ring was full (wraps at 256). */
+uint8_t phyllo_fw_uart_rx_dropped(void);
 
 #endif /* PHYLLO_FW_UART_H */

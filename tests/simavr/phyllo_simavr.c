@@ -65,7 +65,7 @@ struct client {
 	uint16_t len;
 	uint8_t preset;
 	uint32_t window, count, warmup, sent, got, bad;
-	uint64_t t0, t1, busy0, busy1, last_progress;
+	uint64_t t0, t1, busy0, busy1, work0, work1, last_progress;
 	bool started, done;
 };
 
@@ -87,6 +87,8 @@ struct hs {
 	uint64_t tick;           /* service period, cycles */
 	uint64_t rng;
 	uint64_t noise_bytes, rx_bytes, tx_bytes, resets;
+	uint64_t work, work_mark;  /* busy cycles inside the GPIOR0 bracket */
+	bool working;
 	int pty, pty_slave;
 	struct timespec wall0;
 	uint64_t cycle0;
@@ -230,6 +232,21 @@ static uint64_t busy_cycles(void)
 	return hs.avr->cycle - hs.slept;
 }
 
+/* The firmware brackets its protocol work with GPIOR0 = 1 ... GPIOR0 = 0. */
+#define GPIOR0_ADDR 0x3e
+static void on_gpior0(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *p)
+{
+	(void)p;
+	avr->data[addr] = v;
+	if (v && !hs.working) {
+		hs.work_mark = busy_cycles();
+		hs.working = true;
+	} else if (!v && hs.working) {
+		hs.work += busy_cycles() - hs.work_mark;
+		hs.working = false;
+	}
+}
+
 /* ---- the echo client of --bench ---------------------------------------- */
 
 static void client_write(void *ctx, const uint8_t *buf, uint16_t n)
@@ -264,10 +281,12 @@ static void client_unit(struct client *c, const struct phyllo_unit *u)
 	if (c->got == c->warmup) {
 		c->t0 = hs.avr->cycle;
 		c->busy0 = busy_cycles();
+		c->work0 = hs.work;
 	}
 	if (c->got == c->warmup + c->count) {
 		c->t1 = hs.avr->cycle;
 		c->busy1 = busy_cycles();
+		c->work1 = hs.work;
 		c->done = true;
 		return;
 	}
@@ -358,12 +377,14 @@ static void client_report(const struct client *c)
 	printf("{\"firmware\":\"%s\",\"preset\":\"%s\",\"payload_bytes\":%u,\"baud\":%u,"
 	       "\"window\":%u,\"count\":%u,\"echoed\":%u,\"bad\":%u,\"ok\":%s,"
 	       "\"sim_seconds\":%.6f,\"echoes_per_s\":%.1f,\"goodput_bytes_per_s\":%.0f,"
-	       "\"busy_cycles_per_echo\":%.0f,\"cycles_per_byte\":%u,"
+	       "\"busy_cycles_per_echo\":%.0f,\"stack_cycles_per_echo\":%.0f,"
+	       "\"cycles_per_byte\":%u,"
 	       "\"tx_retransmits\":%u,\"noise_bytes\":%" PRIu64 ",\"resets\":%" PRIu64 "}\n",
 	       hs.fw_name, presets[c->preset], c->len, hs.baud, c->window, c->count,
 	       c->done ? c->count : (c->got > c->warmup ? c->got - c->warmup : 0), c->bad,
 	       c->done && !c->bad && !hs.resets ? "true" : "false", secs, rate, rate * c->len,
-	       c->done ? (double)(c->busy1 - c->busy0) / c->count : 0.0, hs.cpb,
+	       c->done ? (double)(c->busy1 - c->busy0) / c->count : 0.0,
+	       c->done ? (double)(c->work1 - c->work0) / c->count : 0.0, hs.cpb,
 	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets);
 	fflush(stdout);
 }
@@ -591,6 +612,7 @@ int main(int argc, char **argv)
 		avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
 						      UART_IRQ_OUT_XOFF), on_xoff, NULL);
 	}
+	avr_register_io_write(hs.avr, GPIOR0_ADDR, on_gpior0, NULL);
 	hs.cpb = (uint32_t)(((uint64_t)freq * 10 + hs.baud / 2) / hs.baud);
 	hs.tick = hs.mode == MODE_BENCH ? ms_cycles(1) : hs.cpb > 400 ? hs.cpb / 2 : 200;
 	/* Let the firmware boot and configure its UART before any byte. */
