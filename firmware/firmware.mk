@@ -50,7 +50,11 @@ FW_ELFS := $(foreach t,$(FW_TARGETS),$(FW_BUILD)/$(t)/phyllo-$(t).elf)
 # $(1) = build name; the board is the part before the first dash.
 define fw_build
 FW_OBJS_$(1) := $$(patsubst %.c,$(FW_BUILD)/$(1)/%.o,$$(FW_SRCS))
-$(FW_BUILD)/$(1)/%.o: %.c
+$(FW_BUILD)/$(1)/flags: FORCE
+	@mkdir -p $$(@D)
+	@echo '$$(FW_CFLAGS) $$(FW_FLAGS_$(1))' | cmp -s - $$@ || \
+		echo '$$(FW_CFLAGS) $$(FW_FLAGS_$(1))' > $$@
+$(FW_BUILD)/$(1)/%.o: %.c $(FW_BUILD)/$(1)/flags
 	@mkdir -p $$(@D)
 	@echo "  AVR-CC  $(1)/$$<"
 	@$$(AVR_CC) -mmcu=$$(FW_MCU_$(firstword $(subst -, ,$(1)))) $$(FW_CFLAGS) \
@@ -65,7 +69,8 @@ $(FW_BUILD)/$(1)/phyllo-$(1).hex: $(FW_BUILD)/$(1)/phyllo-$(1).elf
 endef
 $(foreach t,$(FW_TARGETS),$(eval $(call fw_build,$(t))))
 
-.PHONY: firmware deps-avr flash
+.PHONY: firmware deps-avr flash FORCE
+FORCE:
 deps-avr:
 	@scripts/deps.sh avr
 

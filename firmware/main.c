@@ -61,7 +61,7 @@ static void feed_all(uint32_t now)
 	uint8_t n;
 
 	while ((p = phyllo_fw_uart_rx_peek(&n)), n) {
-		struct phyllo_unit u;
+		struct phyllo_unit u = { .data = NULL };
 		bool got;
 		uint16_t used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
 

@@ -175,7 +175,7 @@ void phyllo_node_handle(struct phyllo_node *nd, const struct phyllo_unit *u,
 uint16_t phyllo_node_feed(struct phyllo_node *nd, const uint8_t *buf, uint16_t n,
 			  uint32_t now_ms)
 {
-	struct phyllo_unit u;
+	struct phyllo_unit u = { .data = NULL };
 	bool got = false;
 	uint16_t used = phyllo_stack_receive(&nd->stack, buf, n, now_ms, &u, &got);
 
