@@ -6,7 +6,7 @@ HOST_CFLAGS := -std=gnu11 -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
 CORE_SRC := $(wildcard core/*.c)
 CORE_HDR := $(wildcard core/*.h) $(wildcard tests/vectors/*.h) tests/ptest.h
-CORE_TEST_SRC := $(wildcard core/tests/test_*.c) tests/ptest.c
+CORE_TEST_SRC := $(wildcard core/tests/test_*.c) tests/ptest.c tests/vectors/phyllo_tuples.c
 TEST_INC := -Icore -Itests -Itests/vectors
 
 CHECK_TARGETS += test-core core-avr

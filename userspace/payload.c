@@ -5,8 +5,8 @@
 #include <string.h>
 #include <stdio.h>
 #include "payload.h"
-#include "phyllo_msgpack.h"
-#include "phyllo_pubsub.h"
+#include "phyllo_tuples.h"
+#include "phyllo_wire.h"
 
 #define TAG_LEN 5
 static const char tag_digits[] = "0123456789abcdefghijklmnopqrstuv";
@@ -70,45 +70,15 @@ const char *payload_name(const struct payload_spec *spec)
 	return names[spec->kind];
 }
 
-/* The tuple body of PROTOCOL.md's echo benchmark. */
-static void tuple_body(struct phyllo_mp_writer *w, enum payload_kind kind)
-{
-	static const uint8_t bin5[] = { 0, 1, 2, 3, 4 };
-	unsigned int ints = kind == PAYLOAD_LARGE ? 26 : 167, i;
-
-	if (kind == PAYLOAD_SMALL) {
-		phyllo_mp_write_array(w, 4);
-		phyllo_mp_write_str(w, (const uint8_t *)"hello", 5);
-		phyllo_mp_write_uint(w, 123);
-		phyllo_mp_write_uint(w, 456);
-		phyllo_mp_write_uint(w, 789);
-		return;
-	}
-	phyllo_mp_write_array(w, 5 + ints);
-	phyllo_mp_write_str(w, (const uint8_t *)"hello", 5);
-	phyllo_mp_write_bool(w, true);
-	phyllo_mp_write_nil(w);
-	phyllo_mp_write_f64_bits(w, 0x3FC0000000000000ULL);	/* 0.125, as the public host */
-	phyllo_mp_write_bin(w, bin5, sizeof(bin5));
-	for (i = 0; i < ints; i++)
-		phyllo_mp_write_uint(w, i);
-}
-
-/* Where the tag (the "hello" string's bytes) sits in a message. */
+/* Where the tag (the bytes of "hello") sits in a message. */
 static uint16_t tag_offset(const struct payload_spec *spec)
 {
-	switch (spec->kind) {
-	case PAYLOAD_SMALL: return 6 + 2 + 1 + 1;	/* pubsub, doc, fixarray, fixstr */
-	case PAYLOAD_LARGE:
-	case PAYLOAD_VERY_LARGE: return 6 + 2 + 3 + 1;	/* array16 */
-	default: return 0;
-	}
+	return spec->kind <= PAYLOAD_VERY_LARGE ? PHYLLO_TUPLE_TAG_OFFSET((uint8_t)spec->kind) : 0;
 }
 
 uint16_t payload_build(const struct payload_spec *spec, uint32_t index, uint8_t *type,
 		       uint8_t *buf)
 {
-	struct phyllo_mp_writer w;
 	uint16_t n, i;
 
 	if (spec->kind == PAYLOAD_HEX) {
@@ -125,13 +95,10 @@ uint16_t payload_build(const struct payload_spec *spec, uint32_t index, uint8_t 
 		return n;
 	}
 	*type = PHYLLO_TYPE_PUBSUB;
-	n = (uint16_t)phyllo_pubsub_header(buf, 16, PHYLLO_TYPE_DOCUMENT, (const uint8_t *)"echo", 4);
-	n += (uint16_t)phyllo_doc_header(buf + n, PHYLLO_FORMAT_MSGPACK, PHYLLO_SCHEMA_ECHO_TUPLE);
-	phyllo_mp_writer_init(&w, buf + n, (uint16_t)(spec->max - n));
-	tuple_body(&w, spec->kind);
+	n = (uint16_t)phyllo_tuple_build((uint8_t)spec->kind, buf, PHYLLO_TUPLE_MAX);
 	if (!spec->exact)
 		tag_write(buf + tag_offset(spec), index);
-	return (uint16_t)(n + w.len);
+	return n;
 }
 
 long payload_index(const struct payload_spec *spec, const uint8_t *buf, uint16_t len)

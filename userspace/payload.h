@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The first three match enum phyllo_tuple. */
 enum payload_kind {
 	PAYLOAD_SMALL, PAYLOAD_LARGE, PAYLOAD_VERY_LARGE, PAYLOAD_COUNTER, PAYLOAD_HEX,
 };

@@ -3,9 +3,10 @@
 # and firmware tests run) and build/host/phyllo-san (ASan + UBSan, what the
 # userspace tests run).
 
-PHYLLO_SRC := $(wildcard userspace/*.c) $(CORE_SRC)
-PHYLLO_HDR := $(wildcard userspace/*.h) $(wildcard core/*.h) $(wildcard uapi/*.h)
-PHYLLO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wundef -Icore -Iuapi -Iuserspace
+PHYLLO_SRC := $(wildcard userspace/*.c) $(CORE_SRC) tests/vectors/phyllo_tuples.c
+PHYLLO_HDR := $(wildcard userspace/*.h) $(wildcard core/*.h) $(wildcard uapi/*.h) \
+	tests/vectors/phyllo_tuples.h
+PHYLLO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wundef -Icore -Iuapi -Iuserspace -Itests/vectors
 
 $(HOST)/phyllo: $(PHYLLO_SRC) $(PHYLLO_HDR)
 	@mkdir -p $(@D)

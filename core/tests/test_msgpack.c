@@ -7,6 +7,8 @@
 #include "ptest.h"
 #include "phyllo_msgpack.h"
 #include "phyllo_vectors.h"
+#include "phyllo_tuples.h"
+#include "phyllo_pubsub.h"
 
 static uint8_t buf[300];
 
@@ -181,7 +183,32 @@ static void msgpack_skip_handles_deep_nesting(void)
 	PTEST_EXPECT_EQ(phyllo_mp_check(buf, 200), PHYLLO_E_MSGPACK);
 }
 
+/* PROTOCOL.md: bodies of 14, 53 and 233 bytes, pub-sub payloads 22, 61, 241. */
+static void tuples_have_the_published_sizes(void)
+{
+	static const uint16_t body[] = { 14, 53, 233 }, whole[] = { 22, 61, 241 };
+	struct phyllo_pubsub m;
+	struct phyllo_doc d;
+	uint8_t k;
+
+	for (k = 0; k < 3; k++) {
+		int n = phyllo_tuple_build(k, buf, sizeof(buf));
+
+		PTEST_EXPECT_EQ(n, whole[k]);
+		PTEST_EXPECT_EQ(phyllo_pubsub_parse(buf, (uint16_t)n, &m), 0);
+		PTEST_EXPECT(m.type == 0x40 && m.topic_len == 4 && !memcmp(m.topic, "echo", 4));
+		PTEST_EXPECT_EQ(phyllo_doc_parse(m.payload, m.len, &d), 0);
+		PTEST_EXPECT(d.format == 0x11 && d.schema == 0x60);
+		PTEST_EXPECT_EQ(d.len, body[k]);
+		PTEST_EXPECT_EQ(phyllo_mp_check(d.body, d.len), 0);
+		PTEST_EXPECT_MEM(buf + PHYLLO_TUPLE_TAG_OFFSET(k), "hello", 5);
+	}
+	PTEST_EXPECT_MEM(buf + 8, "\xdc\x00\xac", 3);	/* 172 items */
+	PTEST_EXPECT_EQ(phyllo_tuple_build(0, buf, 21), PHYLLO_E_NOSPACE);
+}
+
 static const struct ptest_case msgpack_cases[] = {
+	PTEST_CASE(tuples_have_the_published_sizes),
 	PTEST_CASE(msgpack_writes_small_tuple),
 	PTEST_CASE(msgpack_writes_string8_example),
 	PTEST_CASE(msgpack_int_widths_roundtrip),
