@@ -13,18 +13,34 @@ void phyllo_chunk_init(struct phyllo_chunk *c)
 
 int phyllo_chunk_push(struct phyllo_chunk *c, uint8_t byte)
 {
+	uint16_t used;
+
+	return phyllo_chunk_feed(c, &byte, 1, &used);
+}
+
+int phyllo_chunk_feed(struct phyllo_chunk *c, const uint8_t *buf, uint16_t n, uint16_t *used)
+{
+	const uint8_t *p = buf, *end = buf + n;
 	int ret;
 
-	if (byte != PHYLLO_DELIMITER) {
-		if (c->len < sizeof(c->buf))
-			c->buf[c->len++] = byte;
-		else
-			c->overflow = true;
-		return 0;
+	while (p != end) {
+		uint8_t byte = *p++;
+
+		if (byte != PHYLLO_DELIMITER) {
+			if (c->len < sizeof(c->buf))
+				c->buf[c->len++] = byte;
+			else
+				c->overflow = true;
+			continue;
+		}
+		ret = c->overflow ? PHYLLO_E_OVERFLOW : (int)c->len;
+		c->len = 0;
+		c->overflow = false;
+		if (ret) {
+			*used = (uint16_t)(p - buf);
+			return ret;
+		}
 	}
-	/* Delimiter: report what ended, then start afresh. */
-	ret = c->overflow ? PHYLLO_E_OVERFLOW : (int)c->len;
-	c->len = 0;
-	c->overflow = false;
-	return ret;
+	*used = n;
+	return 0;
 }

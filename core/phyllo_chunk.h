@@ -29,4 +29,12 @@ void phyllo_chunk_init(struct phyllo_chunk *c);
  */
 int phyllo_chunk_push(struct phyllo_chunk *c, uint8_t byte);
 
+/*
+ * The same for many bytes at once (the fast path): consumes bytes up to and
+ * including the delimiter that completes a chunk or ends an over-long one,
+ * sets *used, and returns as phyllo_chunk_push() would for that delimiter;
+ * 0 with *used == n when the bytes ran out first.
+ */
+int phyllo_chunk_feed(struct phyllo_chunk *c, const uint8_t *buf, uint16_t n, uint16_t *used);
+
 #endif /* PHYLLO_CHUNK_H */

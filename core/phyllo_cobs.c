@@ -62,48 +62,55 @@ int phyllo_cobs_decode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap
 	return o;
 }
 
-/* Byte k of the virtual concatenation head ++ body. */
-static uint8_t cobs_at(const uint8_t *head, uint16_t nh, const uint8_t *body, uint16_t k)
+/* Leading non-zero bytes of p[0..rem), at most max. */
+static uint8_t cobs_scan(const uint8_t *p, uint16_t rem, uint8_t max)
 {
-	return k < nh ? head[k] : body[k - nh];
-}
+	uint8_t k = 0, lim = rem < max ? (uint8_t)rem : max;
 
-/* Write src[k..k+len) of head ++ body, in at most two pieces. */
-static void cobs_emit(const struct phyllo_out *out, const uint8_t *head, uint16_t nh,
-		      const uint8_t *body, uint16_t k, uint16_t len)
-{
-	if (k < nh) {
-		uint16_t first = nh - k < len ? nh - k : len;
-
-		out->write(out->ctx, head + k, first);
-		k += first;
-		len -= first;
-	}
-	if (len)
-		out->write(out->ctx, body + (k - nh), len);
+	while (k < lim && p[k])
+		k++;
+	return k;
 }
 
 uint16_t phyllo_cobs_write(const struct phyllo_out *out, const uint8_t *head, uint16_t nh,
 			   const uint8_t *body, uint16_t nb)
 {
-	uint16_t n = nh + nb, k = 0, written = 0;
+	const uint8_t *p = head;
+	uint16_t rem = nh, written = 0;
+	bool in_body = false;
 
+	/* Each turn writes one group; a group may straddle head and body. */
 	for (;;) {
-		uint16_t run = 0;
-		uint8_t code;
+		uint8_t n0, n1 = 0, code;
 
-		while (k + run < n && run < 254 && cobs_at(head, nh, body, k + run) != 0)
-			run++;
-		code = (uint8_t)(run + 1);
+		if (!rem && !in_body) {
+			p = body;
+			rem = nb;
+			in_body = true;
+		}
+		n0 = cobs_scan(p, rem, 254);
+		if (!in_body && n0 == rem && n0 < 254)
+			n1 = cobs_scan(body, nb, (uint8_t)(254 - n0));
+		code = (uint8_t)(n0 + n1 + 1);
 		out->write(out->ctx, &code, 1);
-		cobs_emit(out, head, nh, body, k, run);
-		written += 1 + run;
-		k += run;
-		if (k >= n)
+		if (n0)
+			out->write(out->ctx, p, n0);
+		if (n1)
+			out->write(out->ctx, body, n1);
+		written += code;
+		if (!in_body && n0 == rem) {
+			p = body + n1;
+			rem = nb - n1;
+			in_body = true;
+		} else {
+			p += n0;
+			rem -= n0;
+		}
+		if (in_body && !rem)
 			return written;
-		if (run < 254)
-			k++;	/* the zero this group stands for */
-		else if (k == n)
-			return written;
+		if (code != 0xff) {	/* the group stands for the zero after it */
+			p++;
+			rem--;
+		}
 	}
 }

@@ -22,14 +22,45 @@ static bool mp_room(struct phyllo_mp_writer *w, uint32_t n)
 	return true;
 }
 
-/* A marker byte followed by the low nbytes of v, big-endian. */
-static void mp_put(struct phyllo_mp_writer *w, uint8_t marker, uint64_t v, uint8_t nbytes)
+static void mp_be32(uint8_t *p, uint32_t v)
 {
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* A marker byte followed by the low nbytes (<= 4) of v, big-endian.
+ * 32-bit on purpose: 64-bit shifts are library loops on an 8-bit MCU. */
+static void mp_put(struct phyllo_mp_writer *w, uint8_t marker, uint32_t v, uint8_t nbytes)
+{
+	uint8_t *p;
+
 	if (!mp_room(w, 1u + nbytes))
 		return;
-	w->buf[w->len++] = marker;
-	while (nbytes--)
-		w->buf[w->len++] = (uint8_t)(v >> (8 * nbytes));
+	p = w->buf + w->len;
+	w->len += 1u + nbytes;
+	*p++ = marker;
+	switch (nbytes) {
+	case 4: mp_be32(p, v); break;
+	case 2: p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; break;
+	case 1: p[0] = (uint8_t)v; break;
+	default: break;
+	}
+}
+
+/* A marker and eight bytes, as two 32-bit halves. */
+static void mp_put64(struct phyllo_mp_writer *w, uint8_t marker, uint64_t v)
+{
+	uint8_t *p;
+
+	if (!mp_room(w, 9))
+		return;
+	p = w->buf + w->len;
+	w->len += 9;
+	p[0] = marker;
+	mp_be32(p + 1, (uint32_t)(v >> 32));
+	mp_be32(p + 5, (uint32_t)v);
 }
 
 /* Pick the smallest of the 8/16/32-bit length forms starting at marker. */
@@ -53,7 +84,7 @@ void phyllo_mp_write_bool(struct phyllo_mp_writer *w, bool v)
 	mp_put(w, v ? 0xc3 : 0xc2, 0, 0);
 }
 
-void phyllo_mp_write_uint(struct phyllo_mp_writer *w, uint64_t v)
+void phyllo_mp_write_u32(struct phyllo_mp_writer *w, uint32_t v)
 {
 	if (v < 0x80)
 		mp_put(w, (uint8_t)v, 0, 0);
@@ -61,26 +92,40 @@ void phyllo_mp_write_uint(struct phyllo_mp_writer *w, uint64_t v)
 		mp_put(w, 0xcc, v, 1);
 	else if (v < 0x10000)
 		mp_put(w, 0xcd, v, 2);
-	else if (v < 0x100000000ULL)
-		mp_put(w, 0xce, v, 4);
 	else
-		mp_put(w, 0xcf, v, 8);
+		mp_put(w, 0xce, v, 4);
+}
+
+void phyllo_mp_write_i32(struct phyllo_mp_writer *w, int32_t v)
+{
+	if (v >= 0)
+		phyllo_mp_write_u32(w, (uint32_t)v);
+	else if (v >= -32)
+		mp_put(w, (uint8_t)(0xe0 | (v & 0x1f)), 0, 0);
+	else if (v >= -128)
+		mp_put(w, 0xd0, (uint32_t)v, 1);
+	else if (v >= -32768)
+		mp_put(w, 0xd1, (uint32_t)v, 2);
+	else
+		mp_put(w, 0xd2, (uint32_t)v, 4);
+}
+
+void phyllo_mp_write_uint(struct phyllo_mp_writer *w, uint64_t v)
+{
+	if (v > 0xffffffffULL)
+		mp_put64(w, 0xcf, v);
+	else
+		phyllo_mp_write_u32(w, (uint32_t)v);
 }
 
 void phyllo_mp_write_int(struct phyllo_mp_writer *w, int64_t v)
 {
 	if (v >= 0)
 		phyllo_mp_write_uint(w, (uint64_t)v);
-	else if (v >= -32)
-		mp_put(w, (uint8_t)(0xe0 | (v & 0x1f)), 0, 0);
-	else if (v >= -128)
-		mp_put(w, 0xd0, (uint64_t)v, 1);
-	else if (v >= -32768)
-		mp_put(w, 0xd1, (uint64_t)v, 2);
-	else if (v >= -2147483647LL - 1)
-		mp_put(w, 0xd2, (uint64_t)v, 4);
+	else if (v < -2147483647LL - 1)
+		mp_put64(w, 0xd3, (uint64_t)v);
 	else
-		mp_put(w, 0xd3, (uint64_t)v, 8);
+		phyllo_mp_write_i32(w, (int32_t)v);
 }
 
 void phyllo_mp_write_f32_bits(struct phyllo_mp_writer *w, uint32_t bits)
@@ -90,7 +135,7 @@ void phyllo_mp_write_f32_bits(struct phyllo_mp_writer *w, uint32_t bits)
 
 void phyllo_mp_write_f64_bits(struct phyllo_mp_writer *w, uint64_t bits)
 {
-	mp_put(w, 0xcb, bits, 8);
+	mp_put64(w, 0xcb, bits);
 }
 
 static void mp_put_bytes(struct phyllo_mp_writer *w, const uint8_t *s, uint32_t n)
@@ -140,79 +185,115 @@ void phyllo_mp_reader_init(struct phyllo_mp_reader *r, const uint8_t *buf, uint1
 	r->pos = 0;
 }
 
-/* Read an n-byte big-endian integer. */
-static int mp_take(struct phyllo_mp_reader *r, uint8_t n, uint64_t *v)
+/*
+ * Markers 0xc0..0xdf: what follows the marker. Low 4 bits: how many bytes
+ * (0, 1, 2, 4 or 8); high bits: a value of that size, a str/bin length
+ * whose bytes then follow, or an array or map count.
+ */
+#define MP_VAL 0x00
+#define MP_LEN 0x10
+#define MP_ARR 0x20
+#define MP_MAP 0x30
+#define MP_BAD 0xff
+
+static const uint8_t mp_info[32] = {
+	MP_VAL | 0, MP_BAD, MP_VAL | 0, MP_VAL | 0,			/* nil, -, false, true */
+	MP_LEN | 1, MP_LEN | 2, MP_LEN | 4,				/* bin 8/16/32 */
+	MP_BAD, MP_BAD, MP_BAD,						/* ext: refused */
+	MP_VAL | 4, MP_VAL | 8,						/* float 32/64 */
+	MP_VAL | 1, MP_VAL | 2, MP_VAL | 4, MP_VAL | 8,			/* uint */
+	MP_VAL | 1, MP_VAL | 2, MP_VAL | 4, MP_VAL | 8,			/* int */
+	MP_BAD, MP_BAD, MP_BAD, MP_BAD, MP_BAD,				/* fixext */
+	MP_LEN | 1, MP_LEN | 2, MP_LEN | 4,				/* str 8/16/32 */
+	MP_ARR | 2, MP_ARR | 4, MP_MAP | 2, MP_MAP | 4,
+};
+
+/* Read an n-byte (n <= 4) big-endian number. */
+static int mp_take32(struct phyllo_mp_reader *r, uint8_t n, uint32_t *v)
 {
+	const uint8_t *p = r->buf + r->pos;
+
 	if (n > r->len - r->pos)
 		return PHYLLO_E_MSGPACK;
+	r->pos += n;
 	*v = 0;
 	while (n--)
-		*v = (*v << 8) | r->buf[r->pos++];
+		*v = (*v << 8) | *p++;
+	return 0;
+}
+
+static int mp_take(struct phyllo_mp_reader *r, uint8_t n, uint64_t *v)
+{
+	uint32_t hi = 0, lo;
+
+	if (n == 8 && mp_take32(r, 4, &hi))
+		return PHYLLO_E_MSGPACK;
+	if (mp_take32(r, n == 8 ? 4 : n, &lo))
+		return PHYLLO_E_MSGPACK;
+	*v = (uint64_t)hi << 32 | lo;
+	return 0;
+}
+
+static int mp_advance(struct phyllo_mp_reader *r, uint32_t n)
+{
+	if (n > (uint32_t)(r->len - r->pos))
+		return PHYLLO_E_MSGPACK;
+	r->pos += (uint16_t)n;
 	return 0;
 }
 
 /* Point o at the o->len raw bytes that follow a str or bin header. */
 static int mp_take_bytes(struct phyllo_mp_reader *r, struct phyllo_mp_obj *o)
 {
-	if (o->len > (uint32_t)(r->len - r->pos))
-		return PHYLLO_E_MSGPACK;
 	o->data = r->buf + r->pos;
-	r->pos += (uint16_t)o->len;
-	return 0;
+	return mp_advance(r, o->len);
 }
 
-static int mp_signed(struct phyllo_mp_reader *r, uint8_t width, struct phyllo_mp_obj *o)
+static int mp_read_value(struct phyllo_mp_reader *r, uint8_t b, uint8_t width,
+			 struct phyllo_mp_obj *o)
 {
 	uint64_t v;
 
 	if (mp_take(r, width, &v))
 		return PHYLLO_E_MSGPACK;
-	if (width < 8 && ((v >> (8 * width - 1)) & 1))
-		v |= ~0ULL << (8 * width);
-	o->i = (int64_t)v;
-	o->kind = o->i < 0 ? PHYLLO_MP_INT : PHYLLO_MP_UINT;
-	o->u = o->i < 0 ? 0 : v;
-	return 0;
-}
-
-/* A header whose length (or value) follows the marker in width bytes. */
-static int mp_sized(struct phyllo_mp_reader *r, uint8_t kind, uint8_t width,
-		    struct phyllo_mp_obj *o)
-{
-	uint64_t v;
-
-	if (mp_take(r, width, &v))
-		return PHYLLO_E_MSGPACK;
-	o->kind = kind;
-	if (kind == PHYLLO_MP_UINT || kind == PHYLLO_MP_F32 || kind == PHYLLO_MP_F64) {
+	if (b <= 0xc3) {
+		o->kind = b == 0xc0 ? PHYLLO_MP_NIL : PHYLLO_MP_BOOL;
+		o->b = b & 1;
+	} else if (b <= 0xcb) {
+		o->kind = b == 0xca ? PHYLLO_MP_F32 : PHYLLO_MP_F64;
 		o->u = v;
-		return 0;
+	} else if (b <= 0xcf) {
+		o->kind = PHYLLO_MP_UINT;
+		o->u = v;
+	} else {
+		/* sign-extend, then keep non-negative values as UINT */
+		if (width < 8 && ((v >> (8 * width - 1)) & 1))
+			v |= ~0ULL << (8 * width);
+		o->i = (int64_t)v;
+		o->kind = o->i < 0 ? PHYLLO_MP_INT : PHYLLO_MP_UINT;
+		o->u = o->i < 0 ? 0 : v;
 	}
-	o->len = (uint32_t)v;
-	return (kind == PHYLLO_MP_STR || kind == PHYLLO_MP_BIN) ? mp_take_bytes(r, o) : 0;
+	return 0;
 }
 
 static int mp_read_marker(struct phyllo_mp_reader *r, uint8_t b, struct phyllo_mp_obj *o)
 {
-	switch (b) {
-	case 0xc0: o->kind = PHYLLO_MP_NIL; return 0;
-	case 0xc2: case 0xc3: o->kind = PHYLLO_MP_BOOL; o->b = b & 1; return 0;
-	case 0xc4: case 0xc5: case 0xc6:
-		return mp_sized(r, PHYLLO_MP_BIN, (uint8_t)(1 << (b - 0xc4)), o);
-	case 0xca: return mp_sized(r, PHYLLO_MP_F32, 4, o);
-	case 0xcb: return mp_sized(r, PHYLLO_MP_F64, 8, o);
-	case 0xcc: case 0xcd: case 0xce: case 0xcf:
-		return mp_sized(r, PHYLLO_MP_UINT, (uint8_t)(1 << (b - 0xcc)), o);
-	case 0xd0: case 0xd1: case 0xd2: case 0xd3:
-		return mp_signed(r, (uint8_t)(1 << (b - 0xd0)), o);
-	case 0xd9: case 0xda: case 0xdb:
-		return mp_sized(r, PHYLLO_MP_STR, (uint8_t)(1 << (b - 0xd9)), o);
-	case 0xdc: case 0xdd:
-		return mp_sized(r, PHYLLO_MP_ARRAY, (uint8_t)(2 << (b - 0xdc)), o);
-	case 0xde: case 0xdf:
-		return mp_sized(r, PHYLLO_MP_MAP, (uint8_t)(2 << (b - 0xde)), o);
-	default:	/* 0xc1 never used; extension types refused */
+	uint8_t info = mp_info[b - 0xc0];
+	uint32_t n;
+
+	if (info == MP_BAD)
 		return PHYLLO_E_MSGPACK;
+	if ((info & 0xf0) == MP_VAL)
+		return mp_read_value(r, b, info & 0x0f, o);
+	if (mp_take32(r, info & 0x0f, &n))
+		return PHYLLO_E_MSGPACK;
+	o->len = n;
+	switch (info & 0xf0) {
+	case MP_ARR: o->kind = PHYLLO_MP_ARRAY; return 0;
+	case MP_MAP: o->kind = PHYLLO_MP_MAP; return 0;
+	default:
+		o->kind = b >= 0xd9 ? PHYLLO_MP_STR : PHYLLO_MP_BIN;
+		return mp_take_bytes(r, o);
 	}
 }
 
@@ -246,22 +327,46 @@ int phyllo_mp_read(struct phyllo_mp_reader *r, struct phyllo_mp_obj *o)
 	return 0;
 }
 
+/* Skip one token without decoding it; containers add to *pending. */
+static int mp_skip_token(struct phyllo_mp_reader *r, uint32_t *pending)
+{
+	uint8_t b, info;
+	uint32_t n;
+
+	if (r->pos >= r->len)
+		return PHYLLO_E_MSGPACK;
+	b = r->buf[r->pos++];
+	if (b <= 0x7f || b >= 0xe0)
+		return 0;
+	if (b <= 0x9f) {
+		*pending += (b & 0x0f) << (b <= 0x8f);	/* a map has 2 per entry */
+		return 0;
+	}
+	if (b <= 0xbf)
+		return mp_advance(r, b & 0x1f);
+	info = mp_info[b - 0xc0];
+	if (info == MP_BAD)
+		return PHYLLO_E_MSGPACK;
+	if ((info & 0xf0) == MP_VAL)
+		return mp_advance(r, info & 0x0f);
+	if (mp_take32(r, info & 0x0f, &n))
+		return PHYLLO_E_MSGPACK;
+	if ((info & 0xf0) == MP_LEN)
+		return mp_advance(r, n);
+	/* every pending item needs a byte: refuse impossible counts early */
+	if (n > (uint32_t)(r->len - r->pos))
+		return PHYLLO_E_MSGPACK;
+	*pending += (info & 0xf0) == MP_MAP ? 2 * n : n;
+	return 0;
+}
+
 int phyllo_mp_skip(struct phyllo_mp_reader *r)
 {
-	struct phyllo_mp_obj o;
 	uint32_t pending = 1;
 
 	while (pending) {
-		if (phyllo_mp_read(r, &o))
-			return PHYLLO_E_MSGPACK;
 		pending--;
-		if (o.kind == PHYLLO_MP_ARRAY)
-			pending += o.len;
-		else if (o.kind == PHYLLO_MP_MAP)
-			pending += o.len * 2;
-		/* Every pending item needs a byte: refuse impossible counts
-		 * before they can wrap. */
-		if (pending > (uint32_t)(r->len - r->pos))
+		if (mp_skip_token(r, &pending) || pending > (uint32_t)(r->len - r->pos))
 			return PHYLLO_E_MSGPACK;
 	}
 	return 0;

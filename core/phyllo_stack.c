@@ -147,12 +147,13 @@ static int stack_frame(struct phyllo_stack *s, uint16_t chunk_len, uint32_t now_
 uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16_t n,
 			      uint32_t now_ms, struct phyllo_unit *unit, bool *got)
 {
-	uint16_t i = 0;
+	uint16_t i = 0, used;
 	int ret;
 
 	*got = false;
 	while (i < n) {
-		ret = phyllo_chunk_push(&s->chunk, buf[i++]);
+		ret = phyllo_chunk_feed(&s->chunk, buf + i, n - i, &used);
+		i += used;
 		if (ret == 0)
 			continue;
 		if (ret > 0) {

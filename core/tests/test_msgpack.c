@@ -76,6 +76,19 @@ static void msgpack_int_widths_roundtrip(void)
 			PTEST_EXPECT(o.u == (uint64_t)c->v);
 		}
 		PTEST_EXPECT_EQ(r.pos, w.len);
+		/* the 32-bit writers give the same bytes where they apply */
+		if (c->v >= -2147483647LL - 1 && c->v <= 4294967295LL) {
+			uint8_t b32[9];
+			struct phyllo_mp_writer w32;
+
+			phyllo_mp_writer_init(&w32, b32, sizeof(b32));
+			if (c->v < 0 || c->v <= 2147483647LL)
+				phyllo_mp_write_i32(&w32, (int32_t)c->v);
+			else
+				phyllo_mp_write_u32(&w32, (uint32_t)c->v);
+			PTEST_EXPECT_EQ(w32.len, w.len);
+			PTEST_EXPECT_MEM(b32, buf, w.len);
+		}
 	}
 }
 

@@ -15,9 +15,9 @@ static void tuple_body(struct phyllo_mp_writer *w, uint8_t kind)
 	if (kind == PHYLLO_TUPLE_SMALL) {
 		phyllo_mp_write_array(w, 4);
 		phyllo_mp_write_str(w, (const uint8_t *)"hello", 5);
-		phyllo_mp_write_uint(w, 123);
-		phyllo_mp_write_uint(w, 456);
-		phyllo_mp_write_uint(w, 789);
+		phyllo_mp_write_u32(w, 123);
+		phyllo_mp_write_u32(w, 456);
+		phyllo_mp_write_u32(w, 789);
 		return;
 	}
 	phyllo_mp_write_array(w, 5u + ints);
@@ -27,7 +27,7 @@ static void tuple_body(struct phyllo_mp_writer *w, uint8_t kind)
 	phyllo_mp_write_f64_bits(w, 0x3FC0000000000000ULL);	/* 0.125 */
 	phyllo_mp_write_bin(w, bin5, sizeof(bin5));
 	for (i = 0; i < ints; i++)
-		phyllo_mp_write_uint(w, i);
+		phyllo_mp_write_u32(w, i);
 }
 
 int phyllo_tuple_build(uint8_t kind, uint8_t *buf, uint16_t cap)
@@ -36,10 +36,10 @@ int phyllo_tuple_build(uint8_t kind, uint8_t *buf, uint16_t cap)
 	int n;
 
 	n = phyllo_pubsub_header(buf, cap, PHYLLO_TYPE_DOCUMENT, (const uint8_t *)"echo", 4);
-	if (n < 0 || cap < n + PHYLLO_DOC_HDR)
+	if (n < 0 || cap < (uint16_t)(n + PHYLLO_DOC_HDR))
 		return PHYLLO_E_NOSPACE;
 	n += phyllo_doc_header(buf + n, PHYLLO_FORMAT_MSGPACK, PHYLLO_SCHEMA_ECHO_TUPLE);
 	phyllo_mp_writer_init(&w, buf + n, (uint16_t)(cap - n));
 	tuple_body(&w, kind);
-	return w.err ? w.err : n + w.len;
+	return w.err ? w.err : (int)(n + w.len);
 }
