@@ -31,3 +31,14 @@ core-avr:
 	done
 	@echo "core objects, avr-gcc -mmcu=atmega328p -Os (bytes):"
 	@cd $(BUILD)/avr-core && avr-size -t *.o
+
+# bench-core: host MB/s per preset, then exact AVR cycles under simavr.
+AVR_BENCH_FLAGS := $(AVR_CORE_CFLAGS) -DPHYLLO_ARQ_WINDOW_MAX=2 -Wl,--gc-sections
+bench-core: deps-core
+	@scripts/deps.sh avr
+	@mkdir -p $(BUILD)/bench $(BUILD)/avr-core $(HOST)
+	$(CC) -O2 -std=gnu11 $(WARN) -Icore $(CORE_SRC) core/bench/bench_host.c -o $(HOST)/bench-core
+	$(HOST)/bench-core | tee $(BUILD)/bench/core-host.txt
+	avr-gcc $(AVR_BENCH_FLAGS) -Icore -Itests/vectors $(CORE_SRC) tests/vectors/phyllo_tuples.c \
+		core/bench/bench_avr.c -o $(BUILD)/avr-core/bench.elf
+	core/bench/run-avr.sh $(BUILD)/avr-core/bench.elf $(BUILD)/bench/core-avr.json

@@ -1,0 +1,29 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# run-avr.sh ELF OUT.json - run the AVR core benchmark under simavr and
+# print its exact cycle counts as a table; write them as JSON too.
+set -eu
+elf=$1
+json=$2
+raw=$(timeout 120 simavr -m atmega328p -f 16000000 "$elf" 2>&1 | sed 's/\x1b\[[0-9;]*m//g; s/\.$//' |
+	grep -E '^[a-z_0-9]+ [0-9]+$')
+get() { echo "$raw" | awk -v k="$1" '$1 == k { print $2 }'; }
+[ "$(get done)" = 1 ] || { echo "run-avr.sh: benchmark did not finish"; echo "$raw"; exit 1; }
+x100() { v=$(get "$1"); printf '%d.%02d' $((v / 100)) $((v % 100)); }
+
+echo "AVR ATmega328P @ 16 MHz under simavr (exact cycles)"
+printf '  CRC-32 (Ray32sub8) table   %s cycles/byte, tables %s bytes of RAM (bitwise: %s)\n' \
+	"$(x100 crc_cycles_x100_per_byte)" "$(get crc_table_ram_bytes)" "$(x100 crc_bitwise_cycles_x100_per_byte)"
+printf '  COBS encode                %s cycles/byte\n' "$(x100 cobs_encode_cycles_x100_per_byte)"
+printf '  COBS decode (in place)     %s cycles/byte\n' "$(x100 cobs_decode_cycles_x100_per_byte)"
+echo "  tuple through standard + pub-sub (cycles):"
+printf '  %-10s %5s %7s %7s %8s %7s %8s\n' tuple wire build send receive parse total
+for t in small large very_large; do
+	printf '  %-10s %5s %7s %7s %8s %7s %8s\n' "$t" "$(get tuple_${t}_wire_bytes)" \
+		"$(get tuple_${t}_build_cycles)" "$(get tuple_${t}_send_cycles)" \
+		"$(get tuple_${t}_receive_cycles)" "$(get tuple_${t}_parse_cycles)" \
+		"$(get tuple_${t}_total_cycles)"
+	[ "$(get tuple_${t}_ok)" = 1 ] || { echo "run-avr.sh: $t did not round-trip"; exit 1; }
+done
+printf '  struct phyllo_stack with a 2-unit window: %s bytes\n' "$(get stack_struct_bytes)"
+echo "$raw" | awk 'BEGIN { printf "{" } { printf "%s\"%s\":%s", (NR > 1 ? "," : ""), $1, $2 } END { print "}" }' >"$json"
