@@ -17,6 +17,7 @@
 #include "peer.h"
 #include "fault.h"
 #include "link.h"
+#include "client.h"
 #include "payload.h"
 #include "util.h"
 #include "phyllo_stack.h"
@@ -59,11 +60,7 @@ struct peer {
 	struct pend pend[PEND_MAX];
 	unsigned int pend_head, pend_n;
 	uint64_t echoed;
-	/* client */
-	uint64_t sent, received, mismatches, dups, lost, reordered, next_expect;
-	uint64_t *send_us, *rtt_us;
-	uint8_t *seen;
-	uint64_t t_start, t_end;
+	struct client cl;
 };
 
 static volatile sig_atomic_t peer_stop;
@@ -154,42 +151,6 @@ static void echo_drain(struct peer *p)
 	}
 }
 
-/* Client: match an echo to what was sent, by its tag. */
-static void client_unit(struct peer *p, const struct phyllo_unit *u)
-{
-	uint8_t want[PHYLLO_DATAGRAM_MAX], type;
-	long idx = payload_index(&p->o.payload, u->data, u->len);
-	uint64_t i;
-
-	if (p->o.payload.exact || p->o.payload.kind == PAYLOAD_HEX)
-		idx = (long)p->next_expect;
-	if (idx < 0 || (uint64_t)idx >= p->sent) {
-		p->mismatches++;
-		return;
-	}
-	i = (uint64_t)idx;
-	if (u->len != payload_build(&p->o.payload, (uint32_t)i, &type, want) ||
-	    u->type != type || memcmp(want, u->data, u->len)) {
-		p->mismatches++;
-		return;
-	}
-	if (p->seen[i]) {
-		p->dups++;
-		return;
-	}
-	p->seen[i] = 1;
-	p->rtt_us[p->received++] = util_now_us() - p->send_us[i];
-	if (i == p->next_expect) {
-		p->next_expect++;
-	} else if (i > p->next_expect) {
-		p->lost += i - p->next_expect;	/* for now; may turn up late */
-		p->next_expect = i + 1;
-	} else {
-		p->lost--;
-		p->reordered++;
-	}
-}
-
 static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
 {
 	uint16_t used = 0;
@@ -202,7 +163,7 @@ static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
 		if (!got)
 			continue;
 		if (p->o.client)
-			client_unit(p, &u);
+			client_got(&p->cl, u.type, u.data, u.len);
 		else
 			echo_unit(p, &u);
 	}
@@ -256,13 +217,10 @@ static void client_send(struct peer *p)
 {
 	uint8_t buf[PHYLLO_DATAGRAM_MAX], type;
 
-	while (p->sent < p->o.count && p->sent - p->received - p->lost < p->o.window &&
-	       phyllo_stack_room(&p->st)) {
-		uint16_t n = payload_build(&p->o.payload, (uint32_t)p->sent, &type, buf);
-		int ret;
+	while (client_can_send(&p->cl) && phyllo_stack_room(&p->st)) {
+		uint16_t n = client_next(&p->cl, &type, buf);
+		int ret = phyllo_stack_send(&p->st, type, buf, n, !p->o.unreliable, p->now);
 
-		p->send_us[p->sent] = util_now_us();
-		ret = phyllo_stack_send(&p->st, type, buf, n, !p->o.unreliable, p->now);
 		if (ret == PHYLLO_E_AGAIN)
 			break;
 		if (ret < 0) {
@@ -270,7 +228,7 @@ static void client_send(struct peer *p)
 				payload_name(&p->o.payload), util_phyllo_strerror(ret));
 			exit(2);
 		}
-		p->sent++;
+		client_sent(&p->cl);
 	}
 }
 
@@ -306,8 +264,7 @@ static int read_link(struct peer *p)
 static bool peer_done(struct peer *p)
 {
 	if (p->o.client)
-		return p->received >= p->o.count && p->received + p->mismatches >= p->sent &&
-		       phyllo_stack_idle(&p->st);
+		return client_done(&p->cl) && phyllo_stack_idle(&p->st);
 	return p->o.count && p->echoed >= p->o.count && !p->pend_n && phyllo_stack_idle(&p->st);
 }
 
@@ -371,25 +328,10 @@ static int peer_loop(struct peer *p)
 
 static void peer_summary(struct peer *p, FILE *f)
 {
-	double secs = (double)(p->t_end - p->t_start) / 1e6;
-
 	fprintf(f, "{\"role\":\"%s\",\"preset\":\"%s\",\"link\":\"%s\"",
 		p->o.client ? "client" : "echo", util_preset_name(p->o.preset), p->io.name);
 	if (p->o.client) {
-		uint64_t p50 = util_percentile(p->rtt_us, p->received, 50);
-		uint64_t p99 = util_percentile(p->rtt_us, p->received, 99);
-		uint64_t max = util_percentile(p->rtt_us, p->received, 100);
-
-		fprintf(f, ",\"payload\":\"%s\",\"sent\":%llu,\"received\":%llu,"
-			"\"mismatches\":%llu,\"lost\":%llu,\"duplicates\":%llu,\"reordered\":%llu,"
-			"\"seconds\":%.3f,\"msgs_per_s\":%.1f,\"rtt_us\":{\"p50\":%llu,"
-			"\"p99\":%llu,\"max\":%llu}", payload_name(&p->o.payload),
-			(unsigned long long)p->sent, (unsigned long long)p->received,
-			(unsigned long long)p->mismatches,
-			(unsigned long long)(p->sent - p->received - p->mismatches),
-			(unsigned long long)p->dups, (unsigned long long)p->reordered, secs,
-			secs > 0 ? (double)p->received / secs : 0.0, (unsigned long long)p50,
-			(unsigned long long)p99, (unsigned long long)max);
+		client_json(f, &p->cl);
 	} else {
 		fprintf(f, ",\"echoed\":%llu", (unsigned long long)p->echoed);
 	}
@@ -600,13 +542,8 @@ static int peer_setup(struct peer *p)
 			"--rto-min <= --rto-max\n", util_phyllo_strerror(ret));
 		return -1;
 	}
-	if (p->o.client) {
-		p->send_us = calloc(p->o.count, sizeof(*p->send_us));
-		p->rtt_us = calloc(p->o.count, sizeof(*p->rtt_us));
-		p->seen = calloc(p->o.count, 1);
-		if (!p->send_us || !p->rtt_us || !p->seen)
-			return -1;
-	}
+	if (p->o.client && client_init(&p->cl, &p->o.payload, p->o.count, p->o.window))
+		return -1;
 	return 0;
 }
 
@@ -642,14 +579,12 @@ int peer_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (peer_setup(&p))
 		return 1;
-	p.t_start = util_now_us();
 	ret = peer_loop(&p);
-	p.t_end = util_now_us();
 	peer_report(&p);
 	link_close(&p.io);
 	if (ret)
 		return 1;
-	if (p.o.client && (p.received != p.o.count || p.mismatches || p.dups || p.reordered))
+	if (p.o.client && !client_ok(&p.cl))
 		return 1;
 	return 0;
 }
