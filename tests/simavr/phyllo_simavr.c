@@ -634,8 +634,11 @@ int main(int argc, char **argv)
 		uint64_t c0 = hs.avr->cycle, s0 = hs.slept;
 		int st;
 
-		if (pc == 0 && c0 > 0)
+		if (pc == 0 && c0 > 0) {
 			hs.resets++;
+			if (hs.mode == MODE_CONSOLE)
+				break;  /* a test binary that restarts has crashed */
+		}
 		st = avr_run(hs.avr);
 		if (prof && hs.avr->cycle >= hs.start)
 			prof[pc / 2] += (hs.avr->cycle - c0) - (hs.slept - s0);

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * main_avr.c - runs the portable core suites on a simulated AVR.
+ *
+ * One suite per binary (-DPTEST_AVR_SUITE=phyllo_suite_cobs, ...): ptest
+ * keeps its strings and the vector tables in RAM, so a suite needs 1-5 KB
+ * of it; the binaries therefore target the ATmega1284P, the same AVR core
+ * and instruction timing as the ATmega328P with 16 KB of RAM.
+ * stdout goes to USART0 by polling (no interrupts, no rings: the test needs
+ * nothing of the firmware). When the suites are done the CPU sleeps with
+ * interrupts off, which ends the simulation; the last line is the ptest
+ * summary "N passed, N failed" that tests/firmware/run.sh checks.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/sleep.h>
+#include <stdio.h>
+
+#include "suites.h"
+
+#ifdef PTEST_AVR_SUITE
+extern const struct ptest_suite PTEST_AVR_SUITE;
+#define AVR_SUITES &PTEST_AVR_SUITE
+#else
+#define AVR_SUITES PHYLLO_CORE_SUITES
+#endif
+
+static int uart_putchar(char c, FILE *f)
+{
+	(void)f;
+	while (!(UCSR0A & _BV(UDRE0)))
+		;
+	UDR0 = (uint8_t)c;
+	return 0;
+}
+
+static FILE uart_out = FDEV_SETUP_STREAM(uart_putchar, NULL, _FDEV_SETUP_WRITE);
+
+int main(void)
+{
+	static const struct ptest_suite *const suites[] = { AVR_SUITES };
+	unsigned int failed;
+
+	UBRR0 = 0;                      /* 1 Mbaud at 16 MHz with U2X */
+	UCSR0A = _BV(U2X0);
+	UCSR0B = _BV(TXEN0);
+	stdout = &uart_out;
+	printf("phyllo core suites on the AVR\n");
+	failed = ptest_run(suites, sizeof(suites) / sizeof(suites[0]));
+	(void)failed;
+	cli();
+	sleep_enable();
+	sleep_cpu();
+	return 0;
+}
