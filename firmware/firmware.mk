@@ -122,3 +122,8 @@ $(FW_BUILD)/core-tests/%.elf: firmware/firmware.mk $(wildcard core/*.c core/*.h 
 		core/tests/test_$*.c tests/ptest.c tests/vectors/phyllo_tuples.c tests/firmware/main_avr.c -o $@
 .PHONY: fw-core-tests
 fw-core-tests: deps-avr $(FW_TEST_ELFS)
+
+# ---- make test-firmware -------------------------------------------------
+.PHONY: test-firmware
+test-firmware: firmware fw-core-tests $(FW_SIM) $(HOST)/phyllo
+	tests/firmware/run.sh $(BUILD) $(HOST)
