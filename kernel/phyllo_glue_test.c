@@ -1,0 +1,873 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * phyllo_glue_test.c - KUnit suites for the kernel glue.
+ *
+ * Links are made without a tty: a test moves bytes from one link's
+ * transmit fifo into the other's receive path (pump), so two stacks talk
+ * through the real glue (fan-out, queues, hold, resets) deterministically.
+ * Files are driven through phyllo_file_*() with kernel buffers and
+ * non-blocking calls; phyllo_chrdev.c only adds the user copies.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+
+#include "phyllo_link.h"
+#include "phyllo_pubsub.h"
+
+#define GLUE_LINKS	3
+#define GLUE_FILES	4
+
+struct glue_ctx {
+	struct phyllo_link *link[GLUE_LINKS];
+	struct phyllo_file *file[GLUE_FILES];
+};
+
+static int glue_init(struct kunit *test)
+{
+	test->priv = kunit_kzalloc(test, sizeof(struct glue_ctx), GFP_KERNEL);
+	return test->priv ? 0 : -ENOMEM;
+}
+
+static void glue_exit(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	int i;
+
+	for (i = 0; i < GLUE_FILES; i++)
+		if (ctx->file[i])
+			phyllo_file_release(ctx->file[i]);
+	for (i = 0; i < GLUE_LINKS; i++) {
+		if (!ctx->link[i])
+			continue;
+		phyllo_link_kill(ctx->link[i]);
+		phyllo_link_put(ctx->link[i]);
+	}
+}
+
+static struct phyllo_link *glue_link(struct kunit *test, int i, u32 preset,
+				     u32 rxq_units)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link_config cfg;
+	struct phyllo_link *link;
+	u32 units, bytes;
+
+	phyllo_config_default(&cfg, &units, &bytes);
+	cfg.preset = preset;
+	link = phyllo_link_create(&cfg, rxq_units ? rxq_units : units, bytes);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(link));
+	ctx->link[i] = link;
+	return link;
+}
+
+static struct phyllo_file *glue_file(struct kunit *test, int i,
+				     struct phyllo_link *link)
+{
+	struct glue_ctx *ctx = test->priv;
+
+	ctx->file[i] = phyllo_file_open(link);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->file[i]);
+	return ctx->file[i];
+}
+
+/* Move everything queued on from's wire into to; returns bytes moved. */
+static size_t glue_pump_one(struct phyllo_link *from, struct phyllo_link *to)
+{
+	u8 buf[128];
+	size_t total = 0;
+	unsigned int n;
+
+	for (;;) {
+		mutex_lock(&from->lock);
+		n = kfifo_out(&from->txfifo, buf, sizeof(buf));
+		mutex_unlock(&from->lock);
+		if (!n)
+			return total;
+		phyllo_link_receive(to, buf, NULL, n);
+		total += n;
+	}
+}
+
+/* Run a link's timers now, as its hrtimer would (tests have no tty). */
+static void glue_kick(struct phyllo_link *link)
+{
+	mutex_lock(&link->lock);
+	phyllo_link_kick_locked(link);
+	mutex_unlock(&link->lock);
+}
+
+static void glue_pump(struct phyllo_link *a, struct phyllo_link *b)
+{
+	int i;
+
+	for (i = 0; i < 100; i++)
+		if (!glue_pump_one(a, b) && !glue_pump_one(b, a))
+			return;
+}
+
+/* Pump, and let delayed ACKs and retransmissions fall due. */
+static void glue_pump_wait(struct phyllo_link *a, struct phyllo_link *b)
+{
+	glue_pump(a, b);
+	usleep_range(5000, 6000);
+	glue_kick(a);
+	glue_kick(b);
+	glue_pump(a, b);
+}
+
+/* Throw away what a link has sent: the wire lost it. */
+static void glue_lose(struct phyllo_link *link)
+{
+	mutex_lock(&link->lock);
+	kfifo_reset(&link->txfifo);
+	mutex_unlock(&link->lock);
+}
+
+static ssize_t glue_send(struct phyllo_file *pf, u8 type, u8 seq, size_t n)
+{
+	u8 unit[PHYLLO_UNIT_MAX];
+
+	memset(unit, seq, sizeof(unit));
+	unit[0] = type;
+	return phyllo_file_send(pf, unit, n, true);
+}
+
+/* Receive one unit (non-blocking); returns its length or an errno. */
+static int glue_recv(struct phyllo_file *pf, u8 *out, size_t cap)
+{
+	struct phyllo_rxunit *ru;
+	int err, len;
+
+	ru = phyllo_file_recv(pf, cap, true, &err);
+	if (!ru)
+		return err;
+	memcpy(out, ru->data, ru->len);
+	len = ru->len;
+	kfree(ru);
+	return len;
+}
+
+static void glue_state(struct phyllo_link *link, struct phyllo_link_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	mutex_lock(&link->lock);
+	phyllo_link_state_locked(link, st);
+	mutex_unlock(&link->lock);
+}
+
+static void glue_stats(struct phyllo_link *link, struct phyllo_link_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	mutex_lock(&link->lock);
+	phyllo_link_stats_locked(link, st);
+	mutex_unlock(&link->lock);
+}
+
+/* ---- phyllo_glue_errno ---- */
+
+static void err_to_errno_maps_send_errors(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(PHYLLO_OK), 0);
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(PHYLLO_E_TOOBIG), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(PHYLLO_E_AGAIN), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(PHYLLO_E_INVAL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(PHYLLO_E_NOSPACE), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(PHYLLO_E_NOSESSION), -ENOTCONN);
+}
+
+static void err_to_errno_maps_receive_errors_to_ebadmsg(struct kunit *test)
+{
+	int err;
+
+	for (err = PHYLLO_E_FRAMING; err >= PHYLLO_E_ACK; err--)
+		KUNIT_EXPECT_EQ_MSG(test, phyllo_err_to_errno(err), -EBADMSG,
+				    "core error %d", err);
+}
+
+static void err_to_errno_unknown_is_einval(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(-100), -EINVAL);
+	KUNIT_EXPECT_EQ(test, phyllo_err_to_errno(7), -EINVAL);
+}
+
+static struct kunit_case errno_cases[] = {
+	KUNIT_CASE(err_to_errno_maps_send_errors),
+	KUNIT_CASE(err_to_errno_maps_receive_errors_to_ebadmsg),
+	KUNIT_CASE(err_to_errno_unknown_is_einval),
+	{}
+};
+
+static struct kunit_suite errno_suite = {
+	.name = "phyllo_glue_errno",
+	.test_cases = errno_cases,
+};
+
+/* ---- phyllo_glue_config ---- */
+
+static void glue_default_cfg(struct phyllo_link_config *cfg)
+{
+	u32 units, bytes;
+
+	phyllo_config_default(cfg, &units, &bytes);
+}
+
+static void config_check_accepts_module_defaults(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), 0);
+	KUNIT_EXPECT_EQ(test, cfg.preset, (u32)PHYLLO_CFG_STANDARD);
+}
+
+static void config_check_rejects_nonzero_reserved(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	cfg.reserved[7] = 1;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+}
+
+static void config_check_rejects_window_out_of_range(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	cfg.window = 0;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+	cfg.window = PHYLLO_ARQ_WINDOW_MAX + 1;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+	cfg.window = PHYLLO_ARQ_WINDOW_MAX;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), 0);
+}
+
+static void config_check_rejects_rto_out_of_order(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	cfg.rto_min_ms = 500;
+	cfg.rto_max_ms = 100;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+	glue_default_cfg(&cfg);
+	cfg.rto_max_ms = 70000;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+}
+
+static void config_check_rejects_unknown_flags_and_preset(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	cfg.flags = 0x2;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+	glue_default_cfg(&cfg);
+	cfg.preset = 3;
+	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
+}
+
+static void link_create_rejects_bad_config(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *link;
+
+	glue_default_cfg(&cfg);
+	cfg.max_retries = 256;
+	link = phyllo_link_create(&cfg, 4, 4096);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(link), -EINVAL);
+}
+
+static struct kunit_case config_cases[] = {
+	KUNIT_CASE(config_check_accepts_module_defaults),
+	KUNIT_CASE(config_check_rejects_nonzero_reserved),
+	KUNIT_CASE(config_check_rejects_window_out_of_range),
+	KUNIT_CASE(config_check_rejects_rto_out_of_order),
+	KUNIT_CASE(config_check_rejects_unknown_flags_and_preset),
+	KUNIT_CASE(link_create_rejects_bad_config),
+	{}
+};
+
+static struct kunit_suite config_suite = {
+	.name = "phyllo_glue_config",
+	.test_cases = config_cases,
+};
+
+/* ---- phyllo_glue_sub ---- */
+
+static const u8 glue_pubsub[] = {	/* type 0x10, topic "01", payload */
+	0x10, 0x02, 0x30, 0x31, 0x01, 0x02, 0x03 };
+
+static void sub_check_accepts_all_zero(struct kunit *test)
+{
+	struct phyllo_subscription sub = {};
+
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), 0);
+}
+
+static void sub_check_rejects_nonzero_reserved(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .reserved[4] = 9 };
+
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), -EINVAL);
+}
+
+static void sub_check_rejects_internal_or_unused_type(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE, .type = 5 };
+
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), -EINVAL);
+	sub.type = 0x100;
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), -EINVAL);
+	sub.flags = 0;
+	sub.type = 0x60;
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), -EINVAL);
+}
+
+static void sub_check_rejects_bytes_past_topic_len(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TOPIC,
+					   .topic_len = 2, .topic = "abc" };
+
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), -EINVAL);
+	sub.topic[2] = 0;
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), 0);
+}
+
+static void sub_check_rejects_topic_over_15(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TOPIC,
+					   .topic_len = 16 };
+
+	KUNIT_EXPECT_EQ(test, phyllo_sub_check(&sub), -EINVAL);
+}
+
+static void sub_match_by_type(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE, .type = 0x42 };
+
+	KUNIT_EXPECT_TRUE(test, phyllo_sub_match(&sub, 0x42, NULL, 0));
+	KUNIT_EXPECT_FALSE(test, phyllo_sub_match(&sub, 0x43, NULL, 0));
+}
+
+static void sub_match_by_topic_prefix(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TOPIC,
+					   .topic_len = 1, .topic = "0" };
+
+	KUNIT_EXPECT_TRUE(test, phyllo_sub_match(&sub, PHYLLO_TYPE_PUBSUB,
+						 glue_pubsub, sizeof(glue_pubsub)));
+	sub.topic[0] = '1';
+	KUNIT_EXPECT_FALSE(test, phyllo_sub_match(&sub, PHYLLO_TYPE_PUBSUB,
+						  glue_pubsub, sizeof(glue_pubsub)));
+	sub.topic_len = 0;
+	KUNIT_EXPECT_TRUE(test, phyllo_sub_match(&sub, PHYLLO_TYPE_PUBSUB,
+						 glue_pubsub, sizeof(glue_pubsub)));
+}
+
+static void sub_match_by_topic_refuses_other_units(struct kunit *test)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TOPIC };
+	static const u8 bad_topic[] = { 0x10, 0x12, 0x30 };
+
+	KUNIT_EXPECT_FALSE(test, phyllo_sub_match(&sub, 0x10, glue_pubsub,
+						  sizeof(glue_pubsub)));
+	KUNIT_EXPECT_FALSE(test, phyllo_sub_match(&sub, PHYLLO_TYPE_PUBSUB,
+						  bad_topic, sizeof(bad_topic)));
+	KUNIT_EXPECT_FALSE(test, phyllo_sub_match(&sub, PHYLLO_TYPE_PUBSUB,
+						  glue_pubsub, 1));
+}
+
+static struct kunit_case sub_cases[] = {
+	KUNIT_CASE(sub_check_accepts_all_zero),
+	KUNIT_CASE(sub_check_rejects_nonzero_reserved),
+	KUNIT_CASE(sub_check_rejects_internal_or_unused_type),
+	KUNIT_CASE(sub_check_rejects_bytes_past_topic_len),
+	KUNIT_CASE(sub_check_rejects_topic_over_15),
+	KUNIT_CASE(sub_match_by_type),
+	KUNIT_CASE(sub_match_by_topic_prefix),
+	KUNIT_CASE(sub_match_by_topic_refuses_other_units),
+	{}
+};
+
+static struct kunit_suite sub_suite = {
+	.name = "phyllo_glue_sub",
+	.test_cases = sub_cases,
+};
+
+/* ---- phyllo_glue_uapi ---- */
+
+static void uapi_structs_have_fixed_sizes(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sizeof(struct phyllo_link_config), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct phyllo_link_state), 64);
+	KUNIT_EXPECT_EQ(test, sizeof(struct phyllo_link_stats), 160);
+	KUNIT_EXPECT_EQ(test, sizeof(struct phyllo_subscription), 48);
+	KUNIT_EXPECT_EQ(test, sizeof(struct phyllo_file_stats), 64);
+	KUNIT_EXPECT_EQ(test, _IOC_SIZE(PHYLLO_IOC_GET_STATS), 160);
+}
+
+static void uapi_stats_follow_core_order(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, offsetof(struct phyllo_link_stats, rx_crc),
+			offsetof(struct phyllo_stats, rx_crc));
+	KUNIT_EXPECT_EQ(test, offsetof(struct phyllo_link_stats, sessions),
+			offsetof(struct phyllo_stats, sessions));
+	KUNIT_EXPECT_EQ(test, offsetof(struct phyllo_link_stats, rx_tty_errors),
+			PHYLLO_STATS_FIELDS * sizeof(u32));
+}
+
+static void uapi_presets_match_core(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, PHYLLO_CFG_MINIMAL, PHYLLO_PRESET_MINIMAL);
+	KUNIT_EXPECT_EQ(test, PHYLLO_CFG_REDUCED, PHYLLO_PRESET_REDUCED);
+	KUNIT_EXPECT_EQ(test, PHYLLO_CFG_STANDARD, PHYLLO_PRESET_STANDARD);
+	KUNIT_EXPECT_EQ(test, PHYLLO_UNIT_MAX, 1 + PHYLLO_DATAGRAM_MAX);
+	KUNIT_EXPECT_EQ(test, PHYLLO_TOPIC_BYTES, PHYLLO_TOPIC_MAX + 1);
+}
+
+static struct kunit_case uapi_cases[] = {
+	KUNIT_CASE(uapi_structs_have_fixed_sizes),
+	KUNIT_CASE(uapi_stats_follow_core_order),
+	KUNIT_CASE(uapi_presets_match_core),
+	{}
+};
+
+static struct kunit_suite uapi_suite = {
+	.name = "phyllo_glue_uapi",
+	.test_cases = uapi_cases,
+};
+
+/* ---- phyllo_glue_link ---- */
+
+static void glue_roundtrip(struct kunit *test, u32 preset)
+{
+	struct phyllo_link *a = glue_link(test, 0, preset, 0);
+	struct phyllo_link *b = glue_link(test, 1, preset, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	u8 got[PHYLLO_UNIT_MAX];
+	size_t mtu = phyllo_stack_mtu(preset);
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x60, 0xAA, 1 + mtu), 1 + (ssize_t)mtu);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 0x00, 1), 1);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 1 + (int)mtu);
+	KUNIT_EXPECT_EQ(test, got[0], 0x60);
+	KUNIT_EXPECT_EQ(test, got[mtu], 0xAA);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), 1);
+	KUNIT_EXPECT_EQ(test, got[0], 0x10);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -EAGAIN);
+}
+
+static void link_minimal_roundtrip_at_mtu(struct kunit *test)
+{
+	glue_roundtrip(test, PHYLLO_CFG_MINIMAL);
+}
+
+static void link_reduced_roundtrip_at_mtu(struct kunit *test)
+{
+	glue_roundtrip(test, PHYLLO_CFG_REDUCED);
+}
+
+static void link_standard_roundtrip_at_mtu(struct kunit *test)
+{
+	glue_roundtrip(test, PHYLLO_CFG_STANDARD);
+}
+
+static void link_standard_handshake_opens_session(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link_state st;
+
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_CONNECTING);
+	glue_pump(a, b);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_UP);
+	KUNIT_EXPECT_EQ(test, st.session, 1U);
+	KUNIT_EXPECT_EQ(test, st.resets, 0U);
+	KUNIT_EXPECT_EQ(test, st.mtu, (u32)PHYLLO_RELIABLE_MAX);
+	glue_state(b, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_UP);
+}
+
+static void link_standard_delivers_many_in_order(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	u8 got[PHYLLO_UNIT_MAX];
+	int sent = 0, recvd = 0, n, rounds;
+
+	for (rounds = 0; recvd < 300 && rounds < 1000; rounds++) {
+		while (sent < 300 && glue_send(fa, 0x30, (u8)sent, 8) == 8)
+			sent++;
+		glue_pump_wait(a, b);
+		while ((n = glue_recv(fb, got, sizeof(got))) > 0) {
+			KUNIT_ASSERT_EQ(test, got[1], (u8)recvd);
+			recvd++;
+		}
+		KUNIT_ASSERT_EQ(test, n, -EAGAIN);
+	}
+	KUNIT_EXPECT_EQ(test, sent, 300);
+	KUNIT_EXPECT_EQ(test, recvd, 300);
+}
+
+static void link_fanout_gives_each_file_a_copy(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *f1 = glue_file(test, 1, b);
+	struct phyllo_file *f2 = glue_file(test, 2, b);
+	u8 got[PHYLLO_UNIT_MAX];
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x20, 7, 5), 5);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(f1, got, sizeof(got)), 5);
+	KUNIT_EXPECT_EQ(test, glue_recv(f2, got, sizeof(got)), 5);
+	KUNIT_EXPECT_EQ(test, glue_recv(f2, got, sizeof(got)), -EAGAIN);
+}
+
+static void link_subscription_filters_and_counts(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *f1 = glue_file(test, 1, b);
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TOPIC,
+					   .topic_len = 2, .topic = "01" };
+	u8 unit[1 + sizeof(glue_pubsub)];
+	u8 got[PHYLLO_UNIT_MAX];
+	struct phyllo_file_stats fs;
+
+	KUNIT_ASSERT_EQ(test, phyllo_file_subscribe(f1, &sub), 0);
+	unit[0] = PHYLLO_TYPE_PUBSUB;
+	memcpy(unit + 1, glue_pubsub, sizeof(glue_pubsub));
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 3), 3);
+	KUNIT_EXPECT_EQ(test, phyllo_file_send(fa, unit, sizeof(unit), true),
+			(ssize_t)sizeof(unit));
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(f1, got, sizeof(got)), (int)sizeof(unit));
+	KUNIT_EXPECT_EQ(test, glue_recv(f1, got, sizeof(got)), -EAGAIN);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(f1, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_filtered, 1U);
+	KUNIT_EXPECT_EQ(test, fs.rx_units, 1U);
+}
+
+static void link_minimal_full_queue_drops_and_counts(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 2);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_stats st;
+	struct phyllo_file_stats fs;
+	int i;
+
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 4), 4);
+	glue_pump(a, b);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_queue_drops, 3U);
+	KUNIT_EXPECT_EQ(test, st.rx_units, 5U);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(fb, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 3U);
+	KUNIT_EXPECT_EQ(test, fs.rx_queued, 2U);
+	KUNIT_EXPECT_EQ(test, fs.rx_queued_bytes, 8U);
+}
+
+static void link_standard_full_queue_holds_instead_of_dropping(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 2);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_stats st;
+	u8 got[PHYLLO_UNIT_MAX];
+	int i, n, recvd = 0;
+
+	glue_pump(a, b);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 4), 4);
+	glue_pump(a, b);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_GT(test, st.rx_hold, 0U);
+	for (i = 0; i < 20 && recvd < 4; i++) {
+		while ((n = glue_recv(fb, got, sizeof(got))) > 0) {
+			KUNIT_EXPECT_EQ(test, got[1], (u8)recvd);
+			recvd++;
+		}
+		glue_pump_wait(a, b);
+	}
+	KUNIT_EXPECT_EQ(test, recvd, 4);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_queue_drops, 0U);
+}
+
+static void link_read_too_small_is_emsgsize_and_keeps_unit(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	u8 got[PHYLLO_UNIT_MAX];
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 3, 10), 10);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, 9), -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, 10), 10);
+}
+
+static void link_write_checks_size_and_type(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 0, 2 + PHYLLO_RELIABLE_MAX),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 0, PHYLLO_UNIT_MAX + 1),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x05, 0, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 0, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 0, 1 + PHYLLO_RELIABLE_MAX),
+			1 + PHYLLO_RELIABLE_MAX);
+}
+
+static void link_nonblocking_write_eagain_when_window_full(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 2), 2);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 2), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fa) & EPOLLOUT);
+	fa->unreliable = true;
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 2), 2);
+}
+
+static void link_kill_gives_eof_eio_and_hup(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_state st;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	phyllo_link_kill(a);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), 0);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 0, 2), -EIO);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), -EIO);
+	KUNIT_EXPECT_TRUE(test, phyllo_file_poll_mask(fa) & EPOLLHUP);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_HUNGUP);
+}
+
+static void link_reconfigure_reports_reset_once(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_config cfg;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_default_cfg(&cfg);
+	cfg.preset = PHYLLO_CFG_MINIMAL;
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
+	KUNIT_EXPECT_TRUE(test, phyllo_file_poll_mask(fa) & EPOLLPRI);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fa) & EPOLLPRI);
+	cfg.reserved[0] = 1;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(a, &cfg), -EINVAL);
+}
+
+static void link_peer_restart_reports_lost_units(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_state st;
+	struct phyllo_link *b2;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 1, 2), 2);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), 2);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 2), 2);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 3, 2), 2);
+	glue_lose(a);
+	b2 = glue_link(test, 2, PHYLLO_CFG_STANDARD, 0);
+	glue_pump(a, b2);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_reset_lost, 2U);
+	KUNIT_EXPECT_EQ(test, st.session, 2U);
+	KUNIT_EXPECT_EQ(test, st.resets, 1U);
+	KUNIT_EXPECT_TRUE(test, phyllo_file_poll_mask(fa) & EPOLLERR);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 4, 2), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 4, 2), 2);
+}
+
+static void link_fsync_returns_once_acked(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file_stats fs;
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(fa, &fs);
+	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 1U);
+	/* The pure ACK waits for ack_delay_ms: let it come. */
+	glue_pump_wait(a, b);
+	phyllo_file_stats(fa, &fs);
+	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 0U);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
+}
+
+static void link_tty_error_bytes_are_skipped_and_counted(struct kunit *test)
+{
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	static const u8 wire[] = { 0x00, 0x0C, 0x0A, 0x22, 0xD2, 0xAA, 0x86,
+		0xD0, 0x10, 0x01, 0x02, 0x03, 0x04, 0x01, 0x00 };
+	char flags[sizeof(wire)] = {};
+	struct phyllo_link_stats st;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	phyllo_link_receive(b, wire, flags, sizeof(wire));
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 6);
+	flags[9] = TTY_PARITY;
+	phyllo_link_receive(b, wire, flags, sizeof(wire));
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_tty_errors, 1U);
+	KUNIT_EXPECT_EQ(test, st.rx_units, 1U);
+}
+
+static void link_units_without_files_are_unclaimed(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_stats st;
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	glue_pump(a, b);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_unclaimed, 1U);
+	KUNIT_EXPECT_EQ(test, st.reserved[0], 0U);
+}
+
+static void link_poll_mask_reports_in_and_out(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+
+	KUNIT_EXPECT_EQ(test, phyllo_file_poll_mask(fb),
+			(__poll_t)(EPOLLOUT | EPOLLWRNORM));
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, phyllo_file_poll_mask(fb),
+			(__poll_t)(EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM));
+}
+
+static void link_stats_carry_core_counters(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_stats sa, sb;
+
+	glue_file(test, 1, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 6), 6);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 6), 6);
+	glue_pump(a, b);
+	glue_stats(a, &sa);
+	glue_stats(b, &sb);
+	KUNIT_EXPECT_EQ(test, sa.tx_units, 2U);
+	KUNIT_EXPECT_EQ(test, sa.tx_frames, 2U);
+	KUNIT_EXPECT_EQ(test, sb.rx_units, 2U);
+	KUNIT_EXPECT_EQ(test, sb.rx_bytes, sa.tx_bytes);
+	KUNIT_EXPECT_EQ(test, sb.rx_crc, 0U);
+}
+
+static void link_corrupted_frame_counts_crc(struct kunit *test)
+{
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_REDUCED, 0);
+	static const u8 wire[] = { 0x00, 0x0C, 0x0A, 0x22, 0xD2, 0xAA, 0x86,
+		0xD1, 0x10, 0x01, 0x02, 0x03, 0x04, 0x01, 0x00 };
+	struct phyllo_link_stats st;
+
+	glue_file(test, 1, b);
+	phyllo_link_receive(b, wire, NULL, sizeof(wire));
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_crc, 1U);
+	KUNIT_EXPECT_EQ(test, st.rx_units, 0U);
+}
+
+static void link_file_release_frees_queued_units(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 100), 100);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, fb->rxq_units, 1U);
+	phyllo_file_release(fb);
+	ctx->file[1] = NULL;
+	KUNIT_EXPECT_TRUE(test, list_empty(&b->files));
+}
+
+static struct kunit_case link_cases[] = {
+	KUNIT_CASE(link_minimal_roundtrip_at_mtu),
+	KUNIT_CASE(link_reduced_roundtrip_at_mtu),
+	KUNIT_CASE(link_standard_roundtrip_at_mtu),
+	KUNIT_CASE(link_standard_handshake_opens_session),
+	KUNIT_CASE(link_standard_delivers_many_in_order),
+	KUNIT_CASE(link_fanout_gives_each_file_a_copy),
+	KUNIT_CASE(link_subscription_filters_and_counts),
+	KUNIT_CASE(link_minimal_full_queue_drops_and_counts),
+	KUNIT_CASE(link_standard_full_queue_holds_instead_of_dropping),
+	KUNIT_CASE(link_read_too_small_is_emsgsize_and_keeps_unit),
+	KUNIT_CASE(link_write_checks_size_and_type),
+	KUNIT_CASE(link_nonblocking_write_eagain_when_window_full),
+	KUNIT_CASE(link_kill_gives_eof_eio_and_hup),
+	KUNIT_CASE(link_reconfigure_reports_reset_once),
+	KUNIT_CASE(link_peer_restart_reports_lost_units),
+	KUNIT_CASE(link_fsync_returns_once_acked),
+	KUNIT_CASE(link_tty_error_bytes_are_skipped_and_counted),
+	KUNIT_CASE(link_units_without_files_are_unclaimed),
+	KUNIT_CASE(link_poll_mask_reports_in_and_out),
+	KUNIT_CASE(link_stats_carry_core_counters),
+	KUNIT_CASE(link_corrupted_frame_counts_crc),
+	KUNIT_CASE(link_file_release_frees_queued_units),
+	{}
+};
+
+static struct kunit_suite link_suite = {
+	.name = "phyllo_glue_link",
+	.init = glue_init,
+	.exit = glue_exit,
+	.test_cases = link_cases,
+};
+
+kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
+		  &link_suite);
