@@ -125,5 +125,30 @@ fw-core-tests: deps-avr $(FW_TEST_ELFS)
 
 # ---- make test-firmware -------------------------------------------------
 .PHONY: test-firmware
-test-firmware: firmware fw-core-tests $(FW_SIM) $(HOST)/phyllo
+test-firmware: firmware arduino-examples fw-core-tests $(FW_SIM) $(HOST)/phyllo
 	tests/firmware/run.sh $(BUILD) $(HOST)
+
+# ---- make bench-firmware ------------------------------------------------
+.PHONY: bench-firmware
+bench-firmware: firmware $(FW_SIM)
+	python3 firmware/bench.py $(BUILD) $(HOST)
+
+# ---- Arduino library ------------------------------------------------------
+ARD_LIB := $(BUILD)/arduino/Phyllo
+ARD_ZIP := $(BUILD)/Phyllo.zip
+.PHONY: deps-arduino arduino-lib arduino-examples arduino-zip
+deps-arduino:
+	@scripts/deps.sh arduino avr
+
+arduino-lib: deps-arduino
+	@firmware/arduino/stage.sh $(ARD_LIB)
+
+# Every example, for the Uno and the Micro, against Debian's arduino-core-avr.
+arduino-examples: arduino-lib
+	@echo "Arduino examples (library as packaged in $(notdir $(ARD_ZIP))):"
+	@firmware/arduino/build-examples.sh $(ARD_LIB) $(BUILD)/arduino/out uno micro
+
+arduino-zip: arduino-examples
+	@rm -f $(ARD_ZIP)
+	@cd $(dir $(ARD_LIB)) && zip -qr $(ARD_ZIP) $(notdir $(ARD_LIB))
+	@echo "written: $(ARD_ZIP) (Arduino IDE: Sketch > Include Library > Add .ZIP Library)"
