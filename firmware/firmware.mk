@@ -152,3 +152,5 @@ arduino-zip: arduino-examples
 	@rm -f $(ARD_ZIP)
 	@cd $(dir $(ARD_LIB)) && zip -qr $(ARD_ZIP) $(notdir $(ARD_LIB))
 	@echo "written: $(ARD_ZIP) (Arduino IDE: Sketch > Include Library > Add .ZIP Library)"
+
+CHECK_TARGETS += firmware test-firmware
