@@ -98,11 +98,19 @@ def main():
             r.get("stack_cycles_per_echo", 0), r.get("tx_retransmits", "?")))
 
     sz = sizes()
-    print("\n%-22s %8s %8s %8s %10s %10s" % ("build", "text", "data", "bss", "flash",
-                                            "static-ram"))
+    # Stack headroom: RAM between the end of .bss (RAM starts at 0x100 on
+    # both chips) and the lowest stack pointer any run of the build reached.
     for s in sz:
-        print("%-22s %8d %8d %8d %10d %10d" % (s["build"], s["text"], s["data"], s["bss"],
-                                             s["flash"], s["static_ram"]))
+        sps = [r["sp_min"] for r in runs if r["build"] == s["build"] and r.get("sp_min")]
+        if sps:
+            s["lowest_sp"] = min(sps)
+            s["stack_headroom"] = min(sps) + 1 - (0x100 + s["static_ram"])
+    print("\n%-22s %8s %8s %8s %10s %10s %9s" % ("build", "text", "data", "bss", "flash",
+                                                "static-ram", "headroom"))
+    for s in sz:
+        print("%-22s %8d %8d %8d %10d %10d %9s" % (s["build"], s["text"], s["data"], s["bss"],
+                                                 s["flash"], s["static_ram"],
+                                                 s.get("stack_headroom", "-")))
 
     uno = next((s for s in sz if s["build"] == "uno-standard"), {})
     targets = []

@@ -10,7 +10,9 @@
 #   3. standard preset with 5% of frames dropped and 5% corrupted (both
 #      directions): still nothing lost, duplicated or reordered;
 #   4. ten simulated seconds of random bytes into the UART, then a normal
-#      session (and no reset of the firmware throughout).
+#      session (and no reset of the firmware throughout);
+#   5. the ping, stats and blink endpoints, and the Micro build, driven by
+#      the harness's own client in simulated time.
 # COUNT=N overrides the 1000 echoes (for a quick run).
 set -u
 BUILD=$1
@@ -116,6 +118,36 @@ if start_sim "$FW/uno-standard/phyllo-uno-standard.elf" --noise-ms 10000 --seed 
 	grep -q 'resets 0$' "$TMP/sim.err" || fail "noise: the firmware restarted"
 	[ "$SIM_RC" -eq 0 ] || fail "noise: simulator exit $SIM_RC"
 fi
+
+echo "== 5. endpoints (Uno, Micro) and the Micro's echo, in simulated time"
+bench() {
+	name=$1
+	shift
+	out=$("$SIM" --bench "$@" 2>/dev/null)
+	if echo "$out" | grep -q '"ok":true'; then
+		echo "ok   $name: $(echo "$out" | grep -o '"echoed":[0-9]*,"bad":[0-9]*')"
+	else
+		fail "$name: $out"
+	fi
+}
+# blink is checked by reading the LED when the following ping's reply
+# arrives: one request pair at a time, or a later blink may have run.
+for payload in ping stats blink; do
+	uw=2 mw=4
+	[ $payload != blink ] || uw=1 mw=1
+	bench "uno/$payload" --preset standard --payload $payload --count 200 --window $uw \
+		"$FW/uno-standard/phyllo-uno-standard.elf"
+	bench "micro/$payload" --mcu atmega32u4 --preset standard --payload $payload \
+		--count 200 --window $mw "$FW/micro-standard/phyllo-micro-standard.elf"
+done
+for preset in minimal reduced standard; do
+	for payload in small large very-large; do
+		window=4
+		[ $preset = standard ] || [ $payload != very-large ] || window=1
+		bench "micro-$preset/$payload" --mcu atmega32u4 --preset $preset --payload $payload \
+			--count "$COUNT" --window $window "$FW/micro-$preset/phyllo-micro-$preset.elf"
+	done
+done
 
 if [ $failed -ne 0 ]; then
 	echo "test-firmware: $failed failure(s)"

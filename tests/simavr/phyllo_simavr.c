@@ -59,10 +59,17 @@ struct byteq {
 
 enum hs_mode { MODE_CONSOLE, MODE_PTY, MODE_BENCH };
 
+/* What the client sends: an echo tuple, or requests to the other
+ * endpoints, whose replies it checks (blink: a blink then a ping, and the
+ * LED must match when the ping's reply comes back). */
+enum client_kind { KIND_ECHO, KIND_PING, KIND_STATS, KIND_BLINK };
+
 struct client {
 	struct phyllo_stack st;
 	uint8_t msg[256];
 	uint16_t len;
+	uint8_t kind;          /* enum client_kind */
+	uint32_t pings;        /* ping replies expected so far */
 	uint8_t preset;
 	uint32_t window, count, warmup, sent, got, bad;
 	uint64_t t0, t1, busy0, busy1, work0, work1, last_progress;
@@ -87,6 +94,9 @@ struct hs {
 	uint64_t tick;           /* service period, cycles */
 	uint64_t rng;
 	uint64_t noise_bytes, rx_bytes, tx_bytes, resets;
+	uint16_t sp_min;         /* lowest stack pointer seen after boot */
+	uint16_t led_addr;       /* data address of the LED's PORT register */
+	uint8_t led_mask;
 	uint64_t work, work_mark;  /* busy cycles inside the GPIOR0 bracket */
 	bool working;
 	int pty, pty_slave;
@@ -257,12 +267,75 @@ static void client_write(void *ctx, const uint8_t *buf, uint16_t n)
 	rx_kick();
 }
 
+/* A request document on topic: pub-sub header, MessagePack document
+ * header, body. Returns its length. */
+static int request_build(uint8_t *p, uint16_t cap, const char *topic, const uint8_t *body,
+			 uint16_t n)
+{
+	int h = phyllo_pubsub_header(p, cap, PHYLLO_TYPE_DOCUMENT, (const uint8_t *)topic,
+				     (uint8_t)strlen(topic));
+
+	h += phyllo_doc_header(p + h, PHYLLO_FORMAT_MSGPACK, PHYLLO_SCHEMA_NONE);
+	memcpy(p + h, body, n);
+	return h + n;
+}
+
+static int blink_build(uint8_t *p, bool on)
+{
+	const uint8_t b = on ? 0xc3 : 0xc2;
+
+	return request_build(p, 16, "blink", &b, 1);
+}
+
+/* Check a reply of the ping or stats endpoint. */
+static bool reply_ok(struct client *c, const struct phyllo_unit *u)
+{
+	const char *topic = c->kind == KIND_STATS ? "stats" : "ping";
+	struct phyllo_mp_reader r;
+	struct phyllo_mp_obj o;
+	struct phyllo_pubsub m;
+	struct phyllo_doc d;
+	uint32_t i;
+
+	if (u->type != PHYLLO_TYPE_PUBSUB || phyllo_pubsub_parse(u->data, u->len, &m) < 0 ||
+	    m.topic_len != strlen(topic) || memcmp(m.topic, topic, m.topic_len) ||
+	    phyllo_doc_parse(m.payload, m.len, &d) < 0 || d.format != PHYLLO_FORMAT_MSGPACK)
+		return false;
+	phyllo_mp_reader_init(&r, d.body, d.len);
+	if (phyllo_mp_read(&r, &o) < 0)
+		return false;
+	if (c->kind != KIND_STATS) {
+		if (o.kind != PHYLLO_MP_UINT || o.u != c->pings++)
+			return false;
+		if (c->kind == KIND_BLINK) {
+			bool on = (hs.avr->data[hs.led_addr] & hs.led_mask) != 0;
+
+			return on == ((c->got & 1) == 0);
+		}
+		return true;
+	}
+	if (o.kind != PHYLLO_MP_ARRAY || o.len != PHYLLO_STATS_FIELDS)
+		return false;
+	for (i = 0; i < PHYLLO_STATS_FIELDS; i++)
+		if (phyllo_mp_read(&r, &o) < 0 || o.kind != PHYLLO_MP_UINT)
+			return false;
+	return r.pos == r.len;
+}
+
 static void client_pump(struct client *c)
 {
 	uint32_t total = c->warmup + c->count;
 
 	while (c->sent < total && c->sent - c->got < c->window &&
-	       phyllo_stack_room(&c->st) > 0) {
+	       phyllo_stack_room(&c->st) >= (c->kind == KIND_BLINK ? 2 : 1)) {
+		if (c->kind == KIND_BLINK) {
+			uint8_t blink[16];
+			int h = blink_build(blink, (c->sent & 1) == 0);
+
+			if (phyllo_stack_send(&c->st, PHYLLO_TYPE_PUBSUB, blink, (uint16_t)h, true,
+					      sim_ms()) < 0)
+				break;
+		}
 		if (phyllo_stack_send(&c->st, PHYLLO_TYPE_PUBSUB, c->msg, c->len, true,
 				      sim_ms()) < 0)
 			break;
@@ -272,7 +345,8 @@ static void client_pump(struct client *c)
 
 static void client_unit(struct client *c, const struct phyllo_unit *u)
 {
-	if (u->type != PHYLLO_TYPE_PUBSUB || u->len != c->len || memcmp(u->data, c->msg, c->len)) {
+	if (c->kind == KIND_ECHO ? u->type != PHYLLO_TYPE_PUBSUB || u->len != c->len ||
+				    memcmp(u->data, c->msg, c->len) : !reply_ok(c, u)) {
 		c->bad++;
 		return;
 	}
@@ -325,6 +399,14 @@ static int tuple_build(struct client *c, const char *name)
 	uint8_t *p = c->msg;
 	int h, i, last;
 
+	if (!strcmp(name, "ping") || !strcmp(name, "stats") || !strcmp(name, "blink")) {
+		static const uint8_t nil = 0xc0;
+
+		c->kind = name[0] == 's' ? KIND_STATS : name[0] == 'b' ? KIND_BLINK : KIND_PING;
+		c->len = (uint16_t)request_build(p, sizeof(c->msg), c->kind == KIND_STATS ?
+						 "stats" : "ping", &nil, 1);
+		return 0;
+	}
 	h = phyllo_pubsub_header(p, sizeof(c->msg), PHYLLO_TYPE_DOCUMENT,
 				 (const uint8_t *)"echo", 4);
 	h += phyllo_doc_header(p + h, PHYLLO_FORMAT_MSGPACK, PHYLLO_SCHEMA_ECHO_TUPLE);
@@ -361,7 +443,9 @@ static void client_start(struct client *c)
 	static const struct phyllo_out out = { .write = client_write };
 	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
 
-	cfg.window = (uint8_t)(c->window > PHYLLO_ARQ_WINDOW_MAX ? PHYLLO_ARQ_WINDOW_MAX : c->window);
+	uint32_t units = c->window * (c->kind == KIND_BLINK ? 2 : 1);  /* blink: 2 per step */
+
+	cfg.window = (uint8_t)(units > PHYLLO_ARQ_WINDOW_MAX ? PHYLLO_ARQ_WINDOW_MAX : units);
 	phyllo_stack_init(&c->st, c->preset, &cfg, &out, 0x5a, sim_ms());
 	c->started = true;
 	c->last_progress = hs.avr->cycle;
@@ -379,13 +463,14 @@ static void client_report(const struct client *c)
 	       "\"sim_seconds\":%.6f,\"echoes_per_s\":%.1f,\"goodput_bytes_per_s\":%.0f,"
 	       "\"busy_cycles_per_echo\":%.0f,\"stack_cycles_per_echo\":%.0f,"
 	       "\"cycles_per_byte\":%u,"
-	       "\"tx_retransmits\":%u,\"noise_bytes\":%" PRIu64 ",\"resets\":%" PRIu64 "}\n",
+	       "\"tx_retransmits\":%u,\"noise_bytes\":%" PRIu64 ",\"resets\":%" PRIu64 ","
+	       "\"sp_min\":%u}\n",
 	       hs.fw_name, presets[c->preset], c->len, hs.baud, c->window, c->count,
 	       c->done ? c->count : (c->got > c->warmup ? c->got - c->warmup : 0), c->bad,
 	       c->done && !c->bad && !hs.resets ? "true" : "false", secs, rate, rate * c->len,
 	       c->done ? (double)(c->busy1 - c->busy0) / c->count : 0.0,
 	       c->done ? (double)(c->work1 - c->work0) / c->count : 0.0, hs.cpb,
-	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets);
+	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets, hs.sp_min);
 	fflush(stdout);
 }
 
@@ -515,7 +600,8 @@ static void usage(void)
 		"usage: phyllo-simavr [--mcu atmega328p|atmega32u4] [--freq HZ] [--baud N]\n"
 		"         [--noise-ms N] [--seed N] [--seconds S] [--profile FILE]\n"
 		"         (--console | --pty [--link PATH] |\n"
-		"          --bench --preset minimal|reduced|standard --payload small|large|very-large\n"
+		"          --bench --preset minimal|reduced|standard\n"
+		"                  --payload small|large|very-large|ping|stats|blink\n"
 		"                  [--count N] [--window N]) FIRMWARE.elf\n");
 	exit(2);
 }
@@ -549,6 +635,7 @@ int main(int argc, char **argv)
 	hs.cl.warmup = 10;
 	hs.cl.preset = PHYLLO_PRESET_STANDARD;
 	hs.mode = MODE_CONSOLE;
+	hs.sp_min = 0xffff;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -603,6 +690,9 @@ int main(int argc, char **argv)
 		uint32_t flags = 0;
 
 		hs.uart = uart_find(hs.avr, name);
+		/* The boards' LED: PB5 on the 328P, PC7 on the 32U4. */
+		hs.led_addr = name == '1' ? 0x28 : 0x25;
+		hs.led_mask = name == '1' ? 0x80 : 0x20;
 		avr_ioctl(hs.avr, AVR_IOCTL_UART_SET_FLAGS(name), &flags);   /* no stdio, no usleep */
 		hs.uart_in = avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name), UART_IRQ_INPUT);
 		avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
@@ -640,6 +730,12 @@ int main(int argc, char **argv)
 				break;  /* a test binary that restarts has crashed */
 		}
 		st = avr_run(hs.avr);
+		if (c0 > hs.start) {
+			uint16_t sp = (uint16_t)(hs.avr->data[0x5d] | hs.avr->data[0x5e] << 8);
+
+			if (sp < hs.sp_min)
+				hs.sp_min = sp;
+		}
 		if (prof && hs.avr->cycle >= hs.start)
 			prof[pc / 2] += (hs.avr->cycle - c0) - (hs.slept - s0);
 		if (st == cpu_Done || st == cpu_Crashed)
@@ -650,9 +746,9 @@ int main(int argc, char **argv)
 	if (hs.mode == MODE_BENCH)
 		client_report(&hs.cl);
 	fprintf(stderr, "phyllo-simavr: %.3f s simulated, busy %.2f%%, rx %" PRIu64
-		" bytes, tx %" PRIu64 " bytes, noise %" PRIu64 " bytes, resets %" PRIu64 "\n",
+		" bytes, tx %" PRIu64 " bytes, noise %" PRIu64 " bytes, lowest SP 0x%04x, resets %" PRIu64 "\n",
 		(double)hs.avr->cycle / freq, 100.0 * busy_cycles() / (hs.avr->cycle ? hs.avr->cycle : 1),
-		hs.rx_bytes, hs.tx_bytes, hs.noise_bytes, hs.resets);
+		hs.rx_bytes, hs.tx_bytes, hs.noise_bytes, hs.sp_min, hs.resets);
 	if (hs.mode == MODE_BENCH)
 		return hs.cl.done && !hs.cl.bad && !hs.resets ? 0 : 1;
 	return hs.resets ? 1 : 0;
