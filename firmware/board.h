@@ -12,6 +12,7 @@
 #define PHYLLO_FW_BOARD_H
 
 #include <avr/io.h>
+#include <avr/wdt.h>
 
 #if defined(__AVR_ATmega328P__) || defined(__AVR_ATmega328__) || \
 	defined(__AVR_ATmega168__) || defined(__AVR_ATmega168P__)
@@ -57,5 +58,21 @@
 #else
 #error "unsupported MCU: the firmware knows the ATmega328P and the ATmega32U4"
 #endif
+
+/*
+ * Undo what a bootloader may leave behind: a running watchdog (it would
+ * reset us every few hundred ms) and, on the 32U4, an enabled USB
+ * controller whose interrupts have no handler in this firmware.
+ */
+static inline void phyllo_fw_board_init(void)
+{
+	MCUSR = 0;
+	wdt_disable();
+#if defined(__AVR_ATmega32U4__)
+	UDIEN = 0;
+	USBCON = 0;
+#endif
+	FW_LED_DDR |= _BV(FW_LED_BIT);
+}
 
 #endif /* PHYLLO_FW_BOARD_H */

@@ -8,7 +8,7 @@
 #                         lossy link, line noise (tests/firmware/run.sh)
 #   make bench-firmware   cycles per echo, rates, RAM/flash -> build/firmware/bench.json
 #   make arduino-zip      build/Phyllo.zip, installable from the Arduino IDE
-#   make flash BOARD=uno|micro [PORT=/dev/ttyACM0] [FW=standard]
+#   make flash BOARD=uno|micro [PORT=/dev/ttyACM0] [FIRMWARE=standard]
 #
 # A build is BOARD-PRESET[-VARIANT]; its flags are FW_FLAGS_<name>.
 
@@ -79,12 +79,13 @@ firmware: deps-avr $(FW_ELFS) $(FW_ELFS:.elf=.hex)
 
 # Flash real hardware. The Uno's optiboot listens at 115200; the Micro's
 # Caterina bootloader is entered by opening the port at 1200 baud.
-BOARD ?= uno
-FW    ?= standard
-PORT  ?= /dev/ttyACM0
+BOARD    ?= uno
+FIRMWARE ?= standard
+PORT     ?= /dev/ttyACM0
 FW_AVRDUDE_uno   := -p atmega328p -c arduino -b 115200
 FW_AVRDUDE_micro := -p atmega32u4 -c avr109 -b 57600
-flash: $(FW_BUILD)/$(BOARD)-$(FW)/phyllo-$(BOARD)-$(FW).hex
+# The Micro's bootloader may come up on another ttyACM: pass it as PORT then.
+flash: $(FW_BUILD)/$(BOARD)-$(FIRMWARE)/phyllo-$(BOARD)-$(FIRMWARE).hex | deps-arduino
 ifeq ($(BOARD),micro)
 	stty -F $(PORT) 1200 && sleep 2
 endif

@@ -78,7 +78,7 @@ int main(void)
 	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
 	uint32_t next_poll;
 
-	FW_LED_DDR |= _BV(FW_LED_BIT);
+	phyllo_fw_board_init();
 	phyllo_fw_clock_init();
 	phyllo_fw_uart_init();
 	sei();

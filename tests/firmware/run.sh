@@ -24,7 +24,8 @@ COUNT=${COUNT:-1000}
 TMP=$(mktemp -d /tmp/phyllo-fw.XXXXXX)
 SIM_PID=
 failed=0
-trap 'stop_sim; rm -rf "$TMP"' EXIT INT TERM
+trap 'stop_sim; rm -rf "$TMP"' EXIT
+trap 'exit 1' INT TERM
 
 fail() {
 	echo "FAIL: $*"

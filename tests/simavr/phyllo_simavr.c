@@ -25,6 +25,9 @@
  * Busy cycles: every simulated cycle not spent in the SLEEP instruction
  * (the firmware sleeps whenever it waits), interrupt handlers included.
  * The reset vector is watched: a firmware that jumps back to 0 is reported.
+ * So is the receive latency: simavr queues 64 received bytes where a real
+ * USART holds two, so a byte arriving while three are unread counts as an
+ * overrun a board would have suffered. Either makes the run fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,6 +97,7 @@ struct hs {
 	uint64_t tick;           /* service period, cycles */
 	uint64_t rng;
 	uint64_t noise_bytes, rx_bytes, tx_bytes, resets;
+	uint64_t overruns;       /* bytes a real USART would have lost */
 	uint16_t sp_min;         /* lowest stack pointer seen after boot */
 	uint16_t led_addr;       /* data address of the LED's PORT register */
 	uint8_t led_mask;
@@ -180,6 +184,10 @@ static avr_cycle_count_t rx_inject(avr_t *avr, avr_cycle_count_t when, void *p)
 	} else {
 		return 0;
 	}
+	/* simavr buffers 64 received bytes; the USART holds two and loses the
+	 * next (DOR) if the firmware has not read the oldest by then. */
+	if (hs.uart && ((hs.uart->input.write - hs.uart->input.read) & 63) >= 3)
+		hs.overruns++;
 	avr_raise_irq(hs.uart_in, b);
 	hs.next_rx = when + hs.cpb;
 	return hs.next_rx;
@@ -464,13 +472,13 @@ static void client_report(const struct client *c)
 	       "\"busy_cycles_per_echo\":%.0f,\"stack_cycles_per_echo\":%.0f,"
 	       "\"cycles_per_byte\":%u,"
 	       "\"tx_retransmits\":%u,\"noise_bytes\":%" PRIu64 ",\"resets\":%" PRIu64 ","
-	       "\"sp_min\":%u}\n",
+	       "\"sp_min\":%u,\"overruns\":%" PRIu64 "}\n",
 	       hs.fw_name, presets[c->preset], c->len, hs.baud, c->window, c->count,
 	       c->done ? c->count : (c->got > c->warmup ? c->got - c->warmup : 0), c->bad,
-	       c->done && !c->bad && !hs.resets ? "true" : "false", secs, rate, rate * c->len,
+	       c->done && !c->bad && !hs.resets && !hs.overruns ? "true" : "false", secs, rate, rate * c->len,
 	       c->done ? (double)(c->busy1 - c->busy0) / c->count : 0.0,
 	       c->done ? (double)(c->work1 - c->work0) / c->count : 0.0, hs.cpb,
-	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets, hs.sp_min);
+	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets, hs.sp_min, hs.overruns);
 	fflush(stdout);
 }
 
@@ -618,24 +626,16 @@ static uint8_t preset_parse(const char *s)
 	return 0;
 }
 
-int main(int argc, char **argv)
+struct options {
+	const char *mcu, *payload, *elf, *prof_path;
+	uint32_t freq, noise_ms;
+	double seconds;
+};
+
+static void options_parse(struct options *o, int argc, char **argv)
 {
-	const char *mcu = "atmega328p", *payload = "small", *elf = NULL, *prof_path = NULL;
-	uint64_t *prof = NULL;
-	uint32_t freq = 16000000, noise_ms = 0;
-	double seconds = 0;
-	elf_firmware_t fw;
 	int i;
 
-	memset(&fw, 0, sizeof(fw));
-	hs.baud = 115200;
-	hs.rng = 0x9E3779B97F4A7C15ULL;
-	hs.cl.count = 1000;
-	hs.cl.window = 1;
-	hs.cl.warmup = 10;
-	hs.cl.preset = PHYLLO_PRESET_STANDARD;
-	hs.mode = MODE_CONSOLE;
-	hs.sp_min = 0xffff;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -643,82 +643,77 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--console")) { hs.mode = MODE_CONSOLE; continue; }
 		if (!strcmp(a, "--pty")) { hs.mode = MODE_PTY; continue; }
 		if (!strcmp(a, "--bench")) { hs.mode = MODE_BENCH; continue; }
-		if (a[0] != '-') { elf = a; continue; }
+		if (a[0] != '-') { o->elf = a; continue; }
 		if (!v)
 			usage();
 		i++;
-		if (!strcmp(a, "--mcu")) mcu = v;
-		else if (!strcmp(a, "--freq")) freq = (uint32_t)strtoul(v, NULL, 0);
+		if (!strcmp(a, "--mcu")) o->mcu = v;
+		else if (!strcmp(a, "--freq")) o->freq = (uint32_t)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--baud")) hs.baud = (uint32_t)strtoul(v, NULL, 0);
-		else if (!strcmp(a, "--noise-ms")) noise_ms = (uint32_t)strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--noise-ms")) o->noise_ms = (uint32_t)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--seed")) hs.rng ^= strtoull(v, NULL, 0) * 0x2545F4914F6CDD1DULL;
-		else if (!strcmp(a, "--seconds")) seconds = strtod(v, NULL);
+		else if (!strcmp(a, "--seconds")) o->seconds = strtod(v, NULL);
 		else if (!strcmp(a, "--link")) hs.link = v;
-		else if (!strcmp(a, "--profile")) prof_path = v;
+		else if (!strcmp(a, "--profile")) o->prof_path = v;
 		else if (!strcmp(a, "--preset")) hs.cl.preset = preset_parse(v);
-		else if (!strcmp(a, "--payload")) payload = v;
+		else if (!strcmp(a, "--payload")) o->payload = v;
 		else if (!strcmp(a, "--count")) hs.cl.count = (uint32_t)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--window")) hs.cl.window = (uint32_t)strtoul(v, NULL, 0);
 		else usage();
 	}
-	if (!elf || !hs.baud || !hs.cl.window || !hs.cl.count)
+	if (!o->elf || !hs.baud || !o->freq || !hs.cl.window || !hs.cl.count)
 		usage();
-	if (hs.mode == MODE_BENCH && tuple_build(&hs.cl, payload))
+	if (hs.mode == MODE_BENCH && tuple_build(&hs.cl, o->payload))
 		usage();
-	if (prof_path)
-		prof = calloc(1 << 16, sizeof(*prof));
-	hs.fw_name = strrchr(elf, '/') ? strrchr(elf, '/') + 1 : elf;
-	if (elf_read_firmware(elf, &fw)) {
-		fprintf(stderr, "phyllo-simavr: cannot read %s\n", elf);
-		return 2;
+}
+
+static int avr_setup(const struct options *o)
+{
+	elf_firmware_t fw;
+
+	memset(&fw, 0, sizeof(fw));
+	if (elf_read_firmware(o->elf, &fw)) {
+		fprintf(stderr, "phyllo-simavr: cannot read %s\n", o->elf);
+		return -1;
 	}
-	hs.avr = avr_make_mcu_by_name(mcu);
+	hs.avr = avr_make_mcu_by_name(o->mcu);
 	if (!hs.avr) {
-		fprintf(stderr, "phyllo-simavr: unknown mcu %s\n", mcu);
-		return 2;
+		fprintf(stderr, "phyllo-simavr: unknown mcu %s\n", o->mcu);
+		return -1;
 	}
 	avr_init(hs.avr);
-	hs.avr->frequency = freq;
 	hs.avr->log = LOG_ERROR;
 	avr_load_firmware(hs.avr, &fw);
-	hs.avr->frequency = freq;
+	hs.avr->frequency = o->freq;
 	hs.avr->run = avr_callback_run_raw;
 	hs.avr->sleep = hs_sleep;
-
-	{
-		char name = strcmp(mcu, "atmega32u4") ? '0' : '1';
-		uint32_t flags = 0;
-
-		hs.uart = uart_find(hs.avr, name);
-		/* The boards' LED: PB5 on the 328P, PC7 on the 32U4. */
-		hs.led_addr = name == '1' ? 0x28 : 0x25;
-		hs.led_mask = name == '1' ? 0x80 : 0x20;
-		avr_ioctl(hs.avr, AVR_IOCTL_UART_SET_FLAGS(name), &flags);   /* no stdio, no usleep */
-		hs.uart_in = avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name), UART_IRQ_INPUT);
-		avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
-						      UART_IRQ_OUTPUT), on_output, NULL);
-		avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
-						      UART_IRQ_OUT_XON), on_xon, NULL);
-		avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
-						      UART_IRQ_OUT_XOFF), on_xoff, NULL);
-	}
 	avr_register_io_write(hs.avr, GPIOR0_ADDR, on_gpior0, NULL);
-	hs.cpb = (uint32_t)(((uint64_t)freq * 10 + hs.baud / 2) / hs.baud);
-	hs.tick = hs.mode == MODE_BENCH ? ms_cycles(1) : hs.cpb > 400 ? hs.cpb / 2 : 200;
-	/* Let the firmware boot and configure its UART before any byte. */
-	hs.next_rx = ms_cycles(5);
-	if (noise_ms) {
-		hs.noise_end = hs.next_rx + ms_cycles(noise_ms);
-		rx_kick();
-	}
-	hs.start = (noise_ms ? hs.noise_end + ms_cycles(100) : 0) + ms_cycles(10);
-	if (seconds > 0)
-		hs.limit = hs.start + (uint64_t)(seconds * freq);
-	avr_cycle_timer_register(hs.avr, hs.tick, service, NULL);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
 
+/* The firmware's UART (USART1 on the 32U4, USART0 elsewhere) and LED. */
+static void uart_wire(const char *mcu)
+{
+	char name = strcmp(mcu, "atmega32u4") ? '0' : '1';
+	uint32_t flags = 0;   /* no stdio echo, no usleep on polling */
+
+	hs.uart = uart_find(hs.avr, name);
+	hs.led_addr = name == '1' ? 0x28 : 0x25;   /* PORTC7 / PORTB5 */
+	hs.led_mask = name == '1' ? 0x80 : 0x20;
+	avr_ioctl(hs.avr, AVR_IOCTL_UART_SET_FLAGS(name), &flags);
+	hs.uart_in = avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name), UART_IRQ_INPUT);
+	avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
+					      UART_IRQ_OUTPUT), on_output, NULL);
+	avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
+					      UART_IRQ_OUT_XON), on_xon, NULL);
+	avr_irq_register_notify(avr_io_getirq(hs.avr, AVR_IOCTL_UART_GETIRQ(name),
+					      UART_IRQ_OUT_XOFF), on_xoff, NULL);
+}
+
+/* Run until the mode ends; prof (may be NULL) collects busy cycles per
+ * flash word. */
+static void run(uint64_t *prof)
+{
 	while (!hs.stop) {
 		avr_flashaddr_t pc = hs.avr->pc;
 		uint64_t c0 = hs.avr->cycle, s0 = hs.slept;
@@ -741,15 +736,54 @@ int main(int argc, char **argv)
 		if (st == cpu_Done || st == cpu_Crashed)
 			break;
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { .mcu = "atmega328p", .payload = "small", .freq = 16000000 };
+	uint64_t *prof = NULL;
+
+	hs.baud = 115200;
+	hs.rng = 0x9E3779B97F4A7C15ULL;
+	hs.cl.count = 1000;
+	hs.cl.window = 1;
+	hs.cl.warmup = 10;
+	hs.cl.preset = PHYLLO_PRESET_STANDARD;
+	hs.mode = MODE_CONSOLE;
+	hs.sp_min = 0xffff;
+	options_parse(&o, argc, argv);
+	hs.fw_name = strrchr(o.elf, '/') ? strrchr(o.elf, '/') + 1 : o.elf;
+	if (avr_setup(&o))
+		return 2;
+	uart_wire(o.mcu);
+	hs.cpb = (uint32_t)(((uint64_t)o.freq * 10 + hs.baud / 2) / hs.baud);
+	hs.tick = hs.mode == MODE_BENCH ? ms_cycles(1) : hs.cpb > 400 ? hs.cpb / 2 : 200;
+	/* Let the firmware boot and configure its UART before any byte. */
+	hs.next_rx = ms_cycles(5);
+	if (o.noise_ms) {
+		hs.noise_end = hs.next_rx + ms_cycles(o.noise_ms);
+		rx_kick();
+	}
+	hs.start = (o.noise_ms ? hs.noise_end + ms_cycles(100) : 0) + ms_cycles(10);
+	if (o.seconds > 0)
+		hs.limit = hs.start + (uint64_t)(o.seconds * o.freq);
+	avr_cycle_timer_register(hs.avr, hs.tick, service, NULL);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (o.prof_path)
+		prof = calloc(1 << 16, sizeof(*prof));
+	run(prof);
 	if (prof)
-		profile_dump(prof, prof_path);
+		profile_dump(prof, o.prof_path);
 	if (hs.mode == MODE_BENCH)
 		client_report(&hs.cl);
 	fprintf(stderr, "phyllo-simavr: %.3f s simulated, busy %.2f%%, rx %" PRIu64
-		" bytes, tx %" PRIu64 " bytes, noise %" PRIu64 " bytes, lowest SP 0x%04x, resets %" PRIu64 "\n",
-		(double)hs.avr->cycle / freq, 100.0 * busy_cycles() / (hs.avr->cycle ? hs.avr->cycle : 1),
-		hs.rx_bytes, hs.tx_bytes, hs.noise_bytes, hs.sp_min, hs.resets);
+		" bytes, tx %" PRIu64 " bytes, noise %" PRIu64 " bytes, lowest SP 0x%04x, "
+		"USART overruns %" PRIu64 ", resets %" PRIu64 "\n",
+		(double)hs.avr->cycle / o.freq, 100.0 * busy_cycles() / (hs.avr->cycle ? hs.avr->cycle : 1),
+		hs.rx_bytes, hs.tx_bytes, hs.noise_bytes, hs.sp_min, hs.overruns, hs.resets);
 	if (hs.mode == MODE_BENCH)
-		return hs.cl.done && !hs.cl.bad && !hs.resets ? 0 : 1;
-	return hs.resets ? 1 : 0;
+		return hs.cl.done && !hs.cl.bad && !hs.resets && !hs.overruns ? 0 : 1;
+	return hs.resets || hs.overruns ? 1 : 0;
 }
