@@ -89,25 +89,34 @@ bool client_ok(const struct client *c)
 	return c->received == c->count && !c->mismatches && !c->dups && !c->reordered;
 }
 
-void client_json(FILE *f, struct client *c)
+void client_result(struct client *c, struct client_result *r)
 {
 	uint64_t end = c->t_end ? c->t_end : util_now_us();
-	double secs = (double)(end - c->t_start) / 1e6;
-	uint64_t p50 = util_percentile(c->rtt_us, c->received, 50);
-	uint64_t p99 = util_percentile(c->rtt_us, c->received, 99);
-	uint64_t max = util_percentile(c->rtt_us, c->received, 100);
 	uint8_t type, buf[PHYLLO_DATAGRAM_MAX + 8];
-	uint16_t bytes = payload_build(&c->payload, 0, &type, buf);
 
+	r->bytes = payload_build(&c->payload, 0, &type, buf);
+	r->seconds = (double)(end - c->t_start) / 1e6;
+	r->msgs_per_s = r->seconds > 0 ? (double)c->received / r->seconds : 0.0;
+	r->kbytes_per_s = r->msgs_per_s * r->bytes / 1000.0;
+	r->lost = c->count - c->received;
+	r->p50_us = util_percentile(c->rtt_us, c->received, 50);
+	r->p99_us = util_percentile(c->rtt_us, c->received, 99);
+	r->max_us = util_percentile(c->rtt_us, c->received, 100);
+}
+
+void client_json(FILE *f, struct client *c)
+{
+	struct client_result r;
+
+	client_result(c, &r);
 	fprintf(f, ",\"payload\":\"%s\",\"payload_bytes\":%u,\"sent\":%llu,\"received\":%llu,"
 		"\"mismatches\":%llu,\"lost\":%llu,\"duplicates\":%llu,\"reordered\":%llu,"
 		"\"seconds\":%.3f,\"msgs_per_s\":%.1f,\"kbytes_per_s\":%.2f,"
 		"\"rtt_us\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}",
-		payload_name(&c->payload), bytes, (unsigned long long)c->sent,
+		payload_name(&c->payload), r.bytes, (unsigned long long)c->sent,
 		(unsigned long long)c->received, (unsigned long long)c->mismatches,
-		(unsigned long long)(c->count - c->received), (unsigned long long)c->dups,
-		(unsigned long long)c->reordered, secs,
-		secs > 0 ? (double)c->received / secs : 0.0,
-		secs > 0 ? (double)c->received * bytes / secs / 1000.0 : 0.0,
-		(unsigned long long)p50, (unsigned long long)p99, (unsigned long long)max);
+		(unsigned long long)r.lost, (unsigned long long)c->dups,
+		(unsigned long long)c->reordered, r.seconds, r.msgs_per_s, r.kbytes_per_s,
+		(unsigned long long)r.p50_us, (unsigned long long)r.p99_us,
+		(unsigned long long)r.max_us);
 }

@@ -37,6 +37,13 @@ void client_got(struct client *c, uint8_t type, const uint8_t *data, uint16_t le
 bool client_done(const struct client *c);
 /* Zero lost, duplicated, reordered or wrong. */
 bool client_ok(const struct client *c);
+struct client_result {
+	uint16_t bytes;		/* payload bytes of one message */
+	double seconds, msgs_per_s, kbytes_per_s;
+	uint64_t lost, p50_us, p99_us, max_us;
+};
+
+void client_result(struct client *c, struct client_result *r);
 /* The client's fields of the JSON summary, each preceded by a comma. */
 void client_json(FILE *f, struct client *c);
 

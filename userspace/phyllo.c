@@ -4,14 +4,31 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "cmds.h"
 #include "peer.h"
+
+static const struct {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "attach", attach_main, "attach the line discipline to a serial port" },
+	{ "list", list_main, "show the attached links" },
+	{ "pub", pub_main, "publish a JSON value on a topic" },
+	{ "sub", sub_main, "print the messages on a topic" },
+	{ "echo", echo_main, "echo benchmark through /dev/phylloN" },
+	{ "stats", stats_main, "print a link's counters" },
+	{ "peer", peer_main, "run the protocol stack in userspace (echo server or client)" },
+};
 
 static void usage(FILE *f)
 {
-	fputs("usage: phyllo COMMAND [options]\n"
-	      "Commands:\n"
-	      "  peer     run the protocol stack in userspace (echo server or client)\n"
-	      "Run 'phyllo COMMAND --help' for a command's options.\n", f);
+	size_t i;
+
+	fputs("usage: phyllo COMMAND [options]\nCommands:\n", f);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+	fputs("Run 'phyllo COMMAND --help' for a command's options; man phyllo(1).\n", f);
 }
 
 int main(int argc, char **argv)
@@ -24,8 +41,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "peer"))
-		return peer_main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].main(argc - 1, argv + 1);
 	fprintf(stderr, "phyllo: '%s' is not a command\n", argv[1]);
 	usage(stderr);
 	return 2;

@@ -22,5 +22,12 @@ phyllo: $(HOST)/phyllo
 
 CHECK_TARGETS += test-userspace
 .PHONY: test-userspace
-test-userspace: deps-core $(HOST)/phyllo-san
+test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json
+	$(HOST)/test-json
+	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
+
+$(HOST)/test-json: userspace/json.c userspace/json.h userspace/tests/test_json.c core/phyllo_msgpack.c $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Iuserspace $(TEST_INC) userspace/json.c userspace/tests/test_json.c \
+		tests/ptest.c core/phyllo_msgpack.c -o $@

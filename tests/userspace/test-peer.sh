@@ -11,7 +11,8 @@ count=${2:-10000}
 dir=$(mktemp -d)
 pass=0
 fail=0
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
+echo_pid=
+trap '[ -n "$echo_pid" ] && kill $echo_pid 2>/dev/null; rm -rf "$dir"' EXIT
 
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
@@ -25,7 +26,7 @@ echo_start() {
 	preset=$1
 	shift
 	"$bin" peer --echo --pty "$dir/pty" -p "$preset" --stats "$dir/echo.json" "$@" \
-		2>"$dir/echo.err" &
+		>/dev/null 2>"$dir/echo.err" &
 	echo_pid=$!
 	i=0
 	while [ ! -e "$dir/pty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done

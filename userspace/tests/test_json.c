@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * test_json.c - JSON <-> MessagePack for `phyllo pub` / `phyllo sub`: exact
+ * bytes for the documented examples, round trips, and every refusal.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ptest.h"
+#include "json.h"
+#include "phyllo_vectors.h"
+
+static uint8_t buf[256];
+static char out[512];
+
+static int to_mp(const char *text, uint16_t cap, char *err)
+{
+	struct phyllo_mp_writer w;
+	int ret;
+
+	phyllo_mp_writer_init(&w, buf, cap);
+	ret = json_to_msgpack(text, &w, err, 128);
+	return ret ? -1 : w.len;
+}
+
+/* JSON -> MessagePack -> JSON */
+static const char *roundtrip(const char *text)
+{
+	struct phyllo_mp_reader r;
+	char err[128];
+	int n = to_mp(text, sizeof(buf), err);
+	FILE *f = fmemopen(out, sizeof(out), "w");
+
+	if (n < 0) {
+		fclose(f);
+		return "ERR";
+	}
+	phyllo_mp_reader_init(&r, buf, (uint16_t)n);
+	if (json_from_msgpack(&r, f))
+		fputs("MALFORMED", f);
+	fclose(f);
+	return out;
+}
+
+static void json_small_tuple_gives_benchmark_bytes(void)
+{
+	char err[128];
+
+	PTEST_EXPECT_EQ(to_mp("[\"hello\", 123, 456, 789]", sizeof(buf), err),
+			sizeof(phyllo_vec_tuple_small));
+	PTEST_EXPECT_MEM(buf, phyllo_vec_tuple_small, sizeof(phyllo_vec_tuple_small));
+	PTEST_EXPECT_EQ(to_mp("\"abcd\"", sizeof(buf), err), 5);
+	PTEST_EXPECT_MEM(buf, phyllo_vec_document + 2, 5);
+}
+
+static void json_roundtrips_every_kind(void)
+{
+	static const char *const same[] = {
+		"null", "true", "false", "0", "-1", "127", "128", "-33", "65536",
+		"-2147483649", "4294967296",
+		"\"\"", "\"a\\\"b\\\\c\"", "[]", "{}", "[1,[2,[3]]]",
+		"{\"on\":true,\"n\":[1,2]}", "0.125", "-2.5",
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		const char *got = roundtrip(same[i]);
+
+		if (strcmp(got, same[i])) {
+			printf("    roundtrip '%s' gave '%s'\n", same[i], got);
+			PTEST_EXPECT(0);
+		}
+	}
+	PTEST_EXPECT(!strcmp(roundtrip(" [ 1 , 2 ] "), "[1,2]"));
+	PTEST_EXPECT(!strcmp(roundtrip("\"\\n\\u0041\""), "\"\\u000aA\""));
+}
+
+static void json_refuses_bad_input_with_offsets(void)
+{
+	static const char *const bad[] = {
+		"", "[1,", "[1 2]", "{\"a\" 1}", "{1:2}", "tru", "\"open", "1 2",
+		"\"\\x\"", "\"\\u20ac\"", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+	};
+	char err[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (to_mp(bad[i], sizeof(buf), err) != -1 || !strstr(err, "offset")) {
+			printf("    accepted '%s' (err '%s')\n", bad[i], err);
+			PTEST_EXPECT(0);
+		}
+	}
+	/* too big for the unit: a clear refusal, not a cut */
+	PTEST_EXPECT_EQ(to_mp("\"0123456789\"", 8, err), -1);
+	PTEST_EXPECT(strstr(err, "longer than") != NULL);
+}
+
+static const struct ptest_case json_cases[] = {
+	PTEST_CASE(json_small_tuple_gives_benchmark_bytes),
+	PTEST_CASE(json_roundtrips_every_kind),
+	PTEST_CASE(json_refuses_bad_input_with_offsets),
+};
+
+PTEST_SUITE(phyllo_suite_json, "phyllo_json", json_cases);
+
+int main(void)
+{
+	static const struct ptest_suite *const suites[] = { &phyllo_suite_json };
+
+	return ptest_run(suites, 1) ? 1 : 0;
+}
