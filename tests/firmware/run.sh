@@ -12,7 +12,10 @@
 #   4. ten simulated seconds of random bytes into the UART, then a normal
 #      session (and no reset of the firmware throughout);
 #   5. the ping, stats and blink endpoints, and the Micro build, driven by
-#      the harness's own client in simulated time.
+#      the harness's own client in simulated time;
+#   6. the Arduino library's examples, as compiled for the Uno, on the
+#      simulated Uno: Echo answers every tuple, ping and stats; Blink's LED
+#      follows the blink topic.
 # COUNT=N overrides the 1000 echoes (for a quick run).
 set -u
 BUILD=$1
@@ -149,6 +152,14 @@ for preset in minimal reduced standard; do
 			--count "$COUNT" --window $window "$FW/micro-$preset/phyllo-micro-$preset.elf"
 	done
 done
+
+echo "== 6. the Arduino examples on the simulated Uno"
+ARD=$BUILD/arduino/out/uno
+for payload in small large very-large ping stats; do
+	bench "Echo.ino/$payload" --preset standard --payload $payload --count 200 --window 1 \
+		"$ARD/Echo.elf"
+done
+bench "Blink.ino/blink" --preset standard --payload blink --count 50 --window 1 "$ARD/Blink.elf"
 
 if [ $failed -ne 0 ]; then
 	echo "test-firmware: $failed failure(s)"

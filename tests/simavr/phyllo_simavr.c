@@ -295,6 +295,17 @@ static int blink_build(uint8_t *p, bool on)
 	return request_build(p, 16, "blink", &b, 1);
 }
 
+/* A pub-sub message on the topic a reply of this client would carry. */
+static bool reply_expected(const struct client *c, const struct phyllo_unit *u)
+{
+	const char *topic = c->kind == KIND_STATS ? "stats" : "ping";
+	struct phyllo_pubsub m;
+
+	if (u->type != PHYLLO_TYPE_PUBSUB || phyllo_pubsub_parse(u->data, u->len, &m) < 0)
+		return true;    /* malformed: let reply_ok() count it */
+	return m.topic_len == strlen(topic) && !memcmp(m.topic, topic, m.topic_len);
+}
+
 /* Check a reply of the ping or stats endpoint. */
 static bool reply_ok(struct client *c, const struct phyllo_unit *u)
 {
@@ -353,6 +364,8 @@ static void client_pump(struct client *c)
 
 static void client_unit(struct client *c, const struct phyllo_unit *u)
 {
+	if (c->kind != KIND_ECHO && !reply_expected(c, u))
+		return;     /* the device's own publications (e.g. Blink's uptime) */
 	if (c->kind == KIND_ECHO ? u->type != PHYLLO_TYPE_PUBSUB || u->len != c->len ||
 				    memcmp(u->data, c->msg, c->len) : !reply_ok(c, u)) {
 		c->bad++;
