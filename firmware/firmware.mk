@@ -138,8 +138,8 @@ bench-firmware: firmware $(FW_SIM)
 ARD_LIB := $(BUILD)/arduino/Phyllo
 ARD_ZIP := $(BUILD)/Phyllo.zip
 .PHONY: deps-arduino arduino-lib arduino-examples arduino-zip
-deps-arduino:
-	@scripts/deps.sh arduino avr
+deps-arduino: deps-avr
+	@scripts/deps.sh arduino
 
 arduino-lib: deps-arduino
 	@firmware/arduino/stage.sh $(ARD_LIB)
