@@ -39,10 +39,18 @@ static void arq_emit_control(struct phyllo_arq *a, uint8_t flags)
 	arq_emit(a, 0, 0, PHYLLO_FLAG_NOS | flags, PHYLLO_TYPE_CONTROL, NULL, 0);
 }
 
+/* SYN and SYN|ACK carry one byte: how many units we take in flight. */
 static void arq_emit_syn(struct phyllo_arq *a, bool ack)
 {
 	arq_emit(a, a->local_nonce, ack ? a->peer_nonce : 0,
-		 PHYLLO_FLAG_SYN | (ack ? PHYLLO_FLAG_ACK : 0), PHYLLO_TYPE_CONTROL, NULL, 0);
+		 PHYLLO_FLAG_SYN | (ack ? PHYLLO_FLAG_ACK : 0), PHYLLO_TYPE_CONTROL,
+		 &a->cfg.window, 1);
+}
+
+/* Units we may have in flight: our window, or less if the peer said so. */
+static uint8_t arq_window(const struct phyllo_arq *a)
+{
+	return a->peer_window && a->peer_window < a->cfg.window ? a->peer_window : a->cfg.window;
 }
 
 static void arq_emit_slot(struct phyllo_arq *a, uint8_t i)
@@ -57,7 +65,7 @@ static void arq_transmit_new(struct phyllo_arq *a, uint32_t now)
 {
 	if (a->state != PHYLLO_ARQ_OPEN)
 		return;
-	while (a->tx_sent < a->tx_count) {
+	while (a->tx_sent < a->tx_count && a->tx_sent < arq_window(a)) {
 		arq_emit_slot(a, a->tx_sent);
 		if (!a->rtt_timing) {
 			a->rtt_timing = true;
@@ -158,14 +166,17 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 		a->stats->rx_ack_stale++;
 		return;
 	}
-	if (n)
+	if (n) {
 		arq_release(a, n, now);
+		arq_transmit_new(a, now);	/* units held back by the peer's window */
+	}
 	if (nak) {
 		a->stats->rx_naks++;
-		/* One resend per NAK'd position, unless the resend itself
-		 * looks lost (no progress for a round trip). */
-		if (a->tx_sent && (!a->nak_resent ||
-				   now - a->resend_time > ((uint32_t)a->srtt8 >> 3) + 1u)) {
+		/* One resend per NAK'd position. A repeated NAK is honoured
+		 * only once the resend has had a whole timeout to arrive: NAKs
+		 * for frames that were queued before it must not pile resend
+		 * upon resend on a slow, buffered line. */
+		if (a->tx_sent && (!a->nak_resent || now - a->resend_time >= a->rto)) {
 			arq_resend_all(a, now);
 			a->nak_resent = true;
 		}
@@ -210,9 +221,13 @@ static void arq_start_handshake(struct phyllo_arq *a, uint32_t now)
 	arq_emit_syn(a, false);
 }
 
-static void arq_on_syn(struct phyllo_arq *a, uint8_t nonce, uint8_t ack, uint8_t flags,
-		       uint32_t now)
+static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *body,
+		       uint16_t nbody, uint32_t now)
 {
+	uint8_t nonce = p[0], ack = p[1], flags = p[2];
+
+	/* The peer's window, if it says (public peers send no SYN at all). */
+	a->peer_window = nbody ? body[0] : 0;
 	if (flags & PHYLLO_FLAG_ACK) {
 		/* SYN|ACK: completes our handshake if it answers our SYN. */
 		if (a->state == PHYLLO_ARQ_SYN_SENT && ack == a->local_nonce) {
@@ -260,8 +275,9 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 		return PHYLLO_E_DUP;
 	}
 	/* Ahead of rx_next: something was lost. Ask once, and again only if
-	 * the gap persists past the shortest retransmit timeout. */
-	if (!a->nak_sent || now - a->nak_time >= a->cfg.rto_min_ms) {
+	 * the gap outlives our own retransmit timeout (which has learnt how
+	 * slow the line is). */
+	if (!a->nak_sent || now - a->nak_time >= a->rto) {
 		arq_emit_control(a, PHYLLO_FLAG_NAK);
 		a->stats->tx_naks++;
 		a->nak_sent = true;
@@ -292,7 +308,7 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 		return 0;
 	}
 	if (flags & PHYLLO_FLAG_SYN) {
-		arq_on_syn(a, p[0], p[1], flags, now_ms);
+		arq_on_syn(a, p, p + hdr, n - hdr, now_ms);
 		return 0;
 	}
 	if (a->state != PHYLLO_ARQ_OPEN && !(flags & PHYLLO_FLAG_NOS))
@@ -389,7 +405,9 @@ int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 
 uint8_t phyllo_arq_room(const struct phyllo_arq *a)
 {
-	return (uint8_t)(a->cfg.window - a->tx_count);
+	uint8_t w = arq_window(a);
+
+	return (uint8_t)(a->tx_count < w ? w - a->tx_count : 0);
 }
 
 int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
@@ -401,7 +419,7 @@ int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
 		return PHYLLO_E_INVAL;
 	if (len > PHYLLO_RELIABLE_MAX)
 		return PHYLLO_E_TOOBIG;
-	if (a->tx_count >= a->cfg.window)
+	if (a->tx_count >= arq_window(a))
 		return PHYLLO_E_AGAIN;
 	sl = &a->slot[slot_index(a, a->tx_count)];
 	sl->type = type;

@@ -73,6 +73,7 @@ struct phyllo_arq {
 	uint8_t state;          /* enum phyllo_arq_state */
 	uint8_t local_nonce;    /* our session identifier (SYN seq field) */
 	uint8_t peer_nonce;     /* peer's, learnt from its SYN or SYN|ACK */
+	uint8_t peer_window;    /* units the peer takes in flight (0: unsaid) */
 	bool peer_heard;        /* any unit from the peer in this session */
 	bool hold;              /* receiver full: do not accept or ack data */
 	/* transmit side */

@@ -393,7 +393,30 @@ static void arq_max_retries_declares_link_lost(void)
 	PTEST_EXPECT_EQ(stats.tx_reset_lost, 1);
 }
 
+static void arq_syn_carries_window_and_peer_limits_ours(void)
+{
+	static const uint8_t synack[] = { 0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 2 };
+	struct phyllo_unit u;
+	uint8_t i;
+
+	arq_fresh(true, 4);
+	phyllo_arq_poll(&a, 0);
+	PTEST_EXPECT_EQ(log_len[0], 1);		/* our SYN says "4" */
+	for (i = 0; i < 4; i++)			/* queued before the answer */
+		PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 1, 0), 0);
+	log_n = 0;
+	PTEST_EXPECT_EQ(phyllo_arq_receive(&a, synack, sizeof(synack), 1, &u), 0);
+	/* the peer takes 2: two go out, two wait */
+	PTEST_EXPECT_EQ(log_n, 2);
+	PTEST_EXPECT_EQ(phyllo_arq_room(&a), 0);
+	peer(0, 1, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, 2, NULL);
+	PTEST_EXPECT_EQ(log_n, 3);
+	PTEST_EXPECT_EQ(log_hdr[2][0], 2);
+	PTEST_EXPECT_EQ(a.tx_sent, 2);
+}
+
 static const struct ptest_case arq_cases[] = {
+	PTEST_CASE(arq_syn_carries_window_and_peer_limits_ours),
 	PTEST_CASE(arq_handshake_opens_on_synack),
 	PTEST_CASE(arq_answers_syn_and_backs_off),
 	PTEST_CASE(arq_queues_before_open_and_sends_on_open),
