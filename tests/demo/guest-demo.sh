@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Runs inside the qemu guest (see demo.sh): attach the line discipline to
+# ttyS1, where the emulated Uno is, talk pub-sub to its endpoints, run the
+# echo benchmark with the three tuples, print the table and the counters.
+# COUNT (kernel command line phyllo.count=) sets the echoes per tuple.
+set -u
+count=$(sed -n 's/.*phyllo\.count=\([0-9]*\).*/\1/p' /proc/cmdline)
+count=${count:-200}
+fail=0
+step() { echo; echo "== $*"; }
+
+step "ldattach -s 115200 29 /dev/ttyS1"
+ldattach -s 115200 29 /dev/ttyS1 || { echo "ldattach failed"; exit 1; }
+i=0
+while [ ! -e /dev/phyllo0 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+phyllo list
+
+step "phyllo pub --reply ping 1   (the board answers with a counter)"
+phyllo pub --reply -t 10 ping 1 || fail=1
+phyllo pub --reply -t 10 ping 1 || fail=1
+step "phyllo pub blink true / false   (the board's LED)"
+phyllo pub blink true || fail=1
+phyllo pub blink false || fail=1
+step "phyllo pub --reply stats null   (the board's own link counters)"
+phyllo pub --reply -t 10 stats null || fail=1
+
+step "phyllo echo: $count echoes of each benchmark tuple, window 4"
+for p in small large very-large; do
+	phyllo echo --payload $p -n "$count" -w 4 -t 300 --json >/tmp/echo-$p.json || fail=1
+done
+printf '\n%-11s %6s %9s %8s %8s %8s %8s %5s\n' payload bytes echoes/s kB/s \
+	"p50 us" "p99 us" "max us" lost
+for p in small large very-large; do
+	sed -e 's/.*"payload_bytes":\([0-9]*\).*"lost":\([0-9]*\).*"msgs_per_s":\([0-9.]*\),"kbytes_per_s":\([0-9.]*\).*"p50":\([0-9]*\),"p99":\([0-9]*\),"max":\([0-9]*\).*/\1 \3 \4 \5 \6 \7 \2/' \
+		/tmp/echo-$p.json | { read -r bytes rate kbs p50 p99 max lost
+		printf '%-11s %6s %9s %8s %8s %8s %8s %5s\n' "$p" "$bytes" "$rate" "$kbs" \
+			"$p50" "$p99" "$max" "$lost"; }
+done
+step "phyllo stats (the kernel's side of the link)"
+phyllo stats
+[ $fail = 0 ] && echo "DEMO OK" || echo "DEMO FAILED"
+exit $fail
