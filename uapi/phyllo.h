@@ -103,8 +103,8 @@ struct phyllo_link_stats {
 
 /* phyllo_subscription.flags */
 #define PHYLLO_SUB_TYPE			0x1	/* only units of type `type` */
-#define PHYLLO_SUB_TOPIC		0x2	/* only pub-sub (0x60) units whose
-						 * topic starts with topic[] */
+/* only pub-sub (0x60) units whose topic starts with topic[0..topic_len) */
+#define PHYLLO_SUB_TOPIC		0x2
 
 #define PHYLLO_TOPIC_BYTES		16
 

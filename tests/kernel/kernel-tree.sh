@@ -9,6 +9,7 @@
 # (Kbuild at its top, kernel/Kconfig sourced from drivers/Kconfig). With
 # PHYLLO_CORE_REF=<git ref> the core and its tests come from that commit
 # instead of the working tree (useful while the core is being edited).
+# tests/kernel/patches/*.patch are applied to the tree once.
 set -e
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
@@ -35,6 +36,11 @@ fi
 rsync -rc --delete "$tmp/" "$stage/"
 rm -rf "$tmp"
 ln -sfn "$stage" "$src/drivers/phyllo"
+# Fixes the 6.1 tree needs on this host (see each patch's comment).
+for p in "$repo"/tests/kernel/patches/*.patch; do
+	patch -d "$src" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1 ||
+		patch -d "$src" -p1 -s -f <"$p" >&2
+done
 if ! grep -q 'drivers/phyllo/kernel/Kconfig' "$src/drivers/Kconfig"; then
 	# Before the closing endmenu of the Device Drivers menu.
 	sed -i '$ s|^endmenu$|source "drivers/phyllo/kernel/Kconfig"\n\nendmenu|' \
