@@ -39,6 +39,17 @@ static void arq_emit_control(struct phyllo_arq *a, uint8_t flags)
 	arq_emit(a, 0, 0, PHYLLO_FLAG_NOS | flags, PHYLLO_TYPE_CONTROL, NULL, 0);
 }
 
+/* Units we refused while full: ask for them now rather than at the peer's
+ * timeout. */
+static void arq_ask_again(struct phyllo_arq *a)
+{
+	a->hold_dropped = false;
+	if (a->state == PHYLLO_ARQ_OPEN) {
+		arq_emit_control(a, PHYLLO_FLAG_NAK);
+		a->stats->tx_naks++;
+	}
+}
+
 /* SYN and SYN|ACK carry one byte: how many units we take in flight. */
 static void arq_emit_syn(struct phyllo_arq *a, bool ack)
 {
@@ -169,6 +180,8 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 	if (n) {
 		arq_release(a, n, now);
 		arq_transmit_new(a, now);	/* units held back by the peer's window */
+		if (a->cfg.hold_until_room && a->hold_dropped && !a->hold)
+			arq_ask_again(a);	/* room again: the refused unit, now */
 	}
 	if (nak) {
 		a->stats->rx_naks++;
@@ -256,7 +269,7 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 	uint8_t behind = (uint8_t)(a->rx_next - seq);
 
 	if (seq == a->rx_next) {
-		if (a->hold) {
+		if (a->hold || (a->cfg.hold_until_room && a->tx_count >= arq_window(a))) {
 			a->hold_dropped = true;
 			return PHYLLO_E_HOLD;
 		}
@@ -457,13 +470,6 @@ void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms)
 void phyllo_arq_hold(struct phyllo_arq *a, bool hold)
 {
 	a->hold = hold;
-	if (!hold && a->hold_dropped) {
-		/* Ask for the refused units now rather than at the peer's
-		 * timeout. */
-		a->hold_dropped = false;
-		if (a->state == PHYLLO_ARQ_OPEN) {
-			arq_emit_control(a, PHYLLO_FLAG_NAK);
-			a->stats->tx_naks++;
-		}
-	}
+	if (!hold && a->hold_dropped)
+		arq_ask_again(a);
 }

@@ -45,10 +45,16 @@ struct phyllo_arq_config {
 	uint16_t ack_delay_ms;  /* pure-ACK delay, waiting for a piggyback */
 	uint8_t max_retries;    /* timeouts without progress before the session
 				 * is declared lost; 0 = never */
+	bool hold_until_room;   /* accept a reliable unit only while our send
+				 * window has room once its ACK is applied: for
+				 * a peer that answers every unit (an echo
+				 * server) and has nowhere else to put it */
 };
 
-/* Defaults: Go-Back-N as the public host, adaptive timeout. */
-#define PHYLLO_ARQ_CONFIG_DEFAULT { .window = 4, .handshake = true, \
+/* Defaults: Go-Back-N as the public host, adaptive timeout; the window
+ * shrinks to fit a smaller PHYLLO_ARQ_WINDOW_MAX. */
+#define PHYLLO_ARQ_CONFIG_DEFAULT { \
+	.window = PHYLLO_ARQ_WINDOW_MAX < 4 ? PHYLLO_ARQ_WINDOW_MAX : 4, .handshake = true, \
 	.rto_min_ms = 10, .rto_max_ms = 1000, .rto_init_ms = 100, \
 	.ack_delay_ms = 4, .max_retries = 0 }
 

@@ -196,7 +196,7 @@ void phyllo_mp_reader_init(struct phyllo_mp_reader *r, const uint8_t *buf, uint1
 #define MP_MAP 0x30
 #define MP_BAD 0xff
 
-static const uint8_t mp_info[32] = {
+static const uint8_t mp_info[32] PHYLLO_ROM = {
 	MP_VAL | 0, MP_BAD, MP_VAL | 0, MP_VAL | 0,			/* nil, -, false, true */
 	MP_LEN | 1, MP_LEN | 2, MP_LEN | 4,				/* bin 8/16/32 */
 	MP_BAD, MP_BAD, MP_BAD,						/* ext: refused */
@@ -278,7 +278,7 @@ static int mp_read_value(struct phyllo_mp_reader *r, uint8_t b, uint8_t width,
 
 static int mp_read_marker(struct phyllo_mp_reader *r, uint8_t b, struct phyllo_mp_obj *o)
 {
-	uint8_t info = mp_info[b - 0xc0];
+	uint8_t info = phyllo_rom_byte(&mp_info[b - 0xc0]);
 	uint32_t n;
 
 	if (info == MP_BAD)
@@ -344,7 +344,7 @@ static int mp_skip_token(struct phyllo_mp_reader *r, uint32_t *pending)
 	}
 	if (b <= 0xbf)
 		return mp_advance(r, b & 0x1f);
-	info = mp_info[b - 0xc0];
+	info = phyllo_rom_byte(&mp_info[b - 0xc0]);
 	if (info == MP_BAD)
 		return PHYLLO_E_MSGPACK;
 	if ((info & 0xf0) == MP_VAL)

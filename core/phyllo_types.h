@@ -4,8 +4,9 @@
  *
  * Every core file includes this header first and nothing else from the
  * platform. In the kernel it maps to <linux/types.h> and <linux/string.h>;
- * everywhere else (host, AVR) to the freestanding C headers. It also holds
- * the documented error codes every core function returns.
+ * everywhere else (host, AVR) to the freestanding C headers; on the AVR it
+ * also names flash-resident tables. It holds the documented error codes
+ * every core function returns.
  */
 #ifndef PHYLLO_TYPES_H
 #define PHYLLO_TYPES_H
@@ -19,6 +20,29 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+/*
+ * Build-time limits (PHYLLO_ARQ_WINDOW_MAX, ...) come from -D flags, or from
+ * a phyllo_config.h on the include path: the Arduino IDE passes no flags,
+ * so a sketch's library copy carries that file instead.
+ */
+#if defined(__has_include)
+#if __has_include("phyllo_config.h")
+#include "phyllo_config.h"
+#endif
+#endif
+#endif
+
+/*
+ * Constant tables an 8-bit MCU should keep in flash rather than in its
+ * scarce RAM: declare them PHYLLO_ROM and read bytes with phyllo_rom_byte().
+ */
+#ifdef __AVR__
+#include <avr/pgmspace.h>
+#define PHYLLO_ROM PROGMEM
+#define phyllo_rom_byte(p) pgm_read_byte(p)
+#else
+#define PHYLLO_ROM
+#define phyllo_rom_byte(p) (*(p))
 #endif
 
 /*

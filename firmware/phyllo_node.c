@@ -2,9 +2,10 @@
 /*
  * phyllo_node.c - endpoints of the device side (see phyllo_node.h).
  *
- * Order of work for one unit: let the stack deliver at most one unit, hand
- * it back if no reply could be sent (node_refuse), dispatch it by topic,
- * send the reply at once (the unit's bytes stay valid until the next feed).
+ * Order of work for one unit: the stack delivers at most one unit, and on
+ * the standard preset only when a reply fits the send window (the reliable
+ * layer's hold_until_room); dispatch it by topic, send the reply at once
+ * (the unit's bytes stay valid until the next feed).
  */
 #include "phyllo_node.h"
 #include "phyllo_msgpack.h"
@@ -103,26 +104,6 @@ static void node_blink(struct phyllo_node *nd, const struct phyllo_doc *d)
 		nd->hooks.led(nd->hooks.ctx, o.b);
 }
 
-/*
- * Every unit may need a reliable reply, so a unit that arrives while the
- * send window is full is handed back: the reliable layer forgets it accepted
- * it (its acknowledgement has not gone out yet: it is only ever sent after
- * this returns), and the peer sends it again. The room is checked after the
- * unit's piggybacked acknowledgement was processed, which is what keeps a
- * peer whose window is not larger than ours from ever getting here;
- * phyllo_arq_hold() decides before that, and would refuse nearly every unit
- * of a pipelined peer.
- * TODO(core): this reaches into struct phyllo_arq; a core call for it (or a
- * hold-when-full mode checked after the ACK) belongs in phyllo_arq.
- */
-static void node_refuse(struct phyllo_node *nd)
-{
-	nd->stack.arq.rx_next--;
-	nd->stack.stats.rx_units--;
-	nd->stack.stats.rx_hold++;
-	nd->refused++;
-}
-
 static void node_dispatch(struct phyllo_node *nd, const struct phyllo_unit *u,
 			  uint32_t now_ms)
 {
@@ -154,18 +135,27 @@ int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
 		     const struct phyllo_node_hooks *hooks,
 		     uint8_t nonce, uint32_t now_ms)
 {
+	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
+	struct phyllo_arq_config cfg = arq_cfg ? *arq_cfg : def;
+
 	memset(nd, 0, sizeof(*nd));
 	nd->pubsub = pubsub;
 	if (hooks)
 		nd->hooks = *hooks;
-	return phyllo_stack_init(&nd->stack, preset, arq_cfg, out, nonce, now_ms);
+	/*
+	 * Every unit may need a reliable reply: the reliable layer takes a
+	 * unit only while the send window has room once the unit's own ACK is
+	 * applied, and asks for a refused one again as soon as room appears.
+	 */
+	cfg.hold_until_room = true;
+	return phyllo_stack_init(&nd->stack, preset, &cfg, out, nonce, now_ms);
 }
 
 void phyllo_node_handle(struct phyllo_node *nd, const struct phyllo_unit *u,
 			uint32_t now_ms)
 {
 	if (phyllo_stack_room(&nd->stack) == 0)
-		node_refuse(nd);
+		nd->refused++;	/* an unreliable unit with no room to answer */
 	else if (nd->pubsub)
 		node_dispatch(nd, u, now_ms);
 	else

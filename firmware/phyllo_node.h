@@ -54,7 +54,8 @@ struct phyllo_node {
 	uint16_t pings;        /* ping replies sent */
 	uint16_t unserved;     /* units no endpoint or hook took */
 	uint16_t reply_lost;   /* replies refused by the stack (should stay 0) */
-	uint16_t refused;      /* units handed back, window full */
+	uint16_t refused;      /* unreliable units dropped, no room to answer
+	                        * (reliable ones are held back by the core) */
 };
 
 int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,

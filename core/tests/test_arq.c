@@ -415,7 +415,45 @@ static void arq_syn_carries_window_and_peer_limits_ours(void)
 	PTEST_EXPECT_EQ(a.tx_sent, 2);
 }
 
+static void arq_hold_until_room_checks_after_the_ack(void)
+{
+	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
+	struct phyllo_unit u;
+	uint8_t x = 0;
+
+	cfg.window = 2;
+	cfg.hold_until_room = true;
+	memset(&stats, 0, sizeof(stats));
+	phyllo_arq_init(&a, &cfg, &test_link, &stats, 0x42);
+	phyllo_arq_poll(&a, 0);
+	peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 0, NULL);
+	phyllo_arq_send(&a, 0x60, &x, 1, 0);
+	phyllo_arq_send(&a, 0x60, &x, 1, 0);		/* our window is full */
+	/* data whose ACK frees a slot is taken: room after the ACK */
+	PTEST_EXPECT_EQ(peer(0, 1, PHYLLO_FLAG_ACK, 0x60, 1, &u), 1);
+	phyllo_arq_send(&a, 0x60, &x, 1, 1);		/* full again */
+	/* data with no new ACK is refused, and not acknowledged */
+	PTEST_EXPECT_EQ(peer(1, 1, PHYLLO_FLAG_ACK, 0x60, 2, &u), PHYLLO_E_HOLD);
+	PTEST_EXPECT_EQ(a.rx_next, 1);
+	log_n = 0;
+	/* a pure ACK makes room: the refused unit is asked for at once */
+	peer(0, 2, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, 3, NULL);
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 1);
+	PTEST_EXPECT_EQ(peer(1, 2, PHYLLO_FLAG_ACK, 0x60, 4, &u), 1);
+}
+
+static void arq_default_window_fits_window_max(void)
+{
+	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
+
+	PTEST_EXPECT(def.window >= 1 && def.window <= PHYLLO_ARQ_WINDOW_MAX);
+}
+
 static const struct ptest_case arq_cases[] = {
+	PTEST_CASE(arq_hold_until_room_checks_after_the_ack),
+	PTEST_CASE(arq_default_window_fits_window_max),
 	PTEST_CASE(arq_syn_carries_window_and_peer_limits_ours),
 	PTEST_CASE(arq_handshake_opens_on_synack),
 	PTEST_CASE(arq_answers_syn_and_backs_off),
