@@ -3,9 +3,8 @@
 # stage.sh DEST - lay out the Arduino library as the IDE installs it:
 #   DEST/library.properties, DEST/src/ (Phyllo.h, the node, the protocol
 #   core), DEST/examples/. The repository keeps one copy of the core; it is
-#   copied here unchanged except for one line: the packaged phyllo_arq.h
-#   includes phyllo_arduino_config.h first, because the IDE passes no -D
-#   flags to a library and the default window would not fit an Uno.
+#   copied here unchanged. The IDE passes no -D flags to a library: the
+#   core picks up src/phyllo_config.h (the Uno's window) by itself.
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dest=$1
@@ -18,9 +17,3 @@ cp "$top/firmware/phyllo_node.c" "$top/firmware/phyllo_node.h" "$dest/src/"
 for f in "$top"/core/phyllo_*.c "$top"/core/phyllo_*.h; do
 	cp "$f" "$dest/src/"
 done
-arq="$dest/src/phyllo_arq.h"
-grep -q '^#ifndef PHYLLO_ARQ_WINDOW_MAX' "$arq" || {
-	echo "stage.sh: phyllo_arq.h has no PHYLLO_ARQ_WINDOW_MAX default to configure" >&2
-	exit 1
-}
-sed -i '0,/^#ifndef PHYLLO_ARQ_WINDOW_MAX/s//#include "phyllo_arduino_config.h"\n&/' "$arq"

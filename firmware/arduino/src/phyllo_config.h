@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * phyllo_arduino_config.h - build-time sizes for the Arduino library.
+ * phyllo_config.h - build-time sizes for the Arduino library.
  *
- * The Arduino IDE passes no -D flags to a library, so `make arduino-zip`
- * makes the packaged phyllo_arq.h include this file before its defaults.
+ * The Arduino IDE passes no -D flags to a library; the core's
+ * phyllo_types.h includes a phyllo_config.h it finds beside it, before any
+ * default is set.
  * A reliable-window slot costs ~245 bytes: two fit an Uno beside the
  * HardwareSerial buffers; boards with more RAM may raise it (1..64).
  */
-#ifndef PHYLLO_ARDUINO_CONFIG_H
-#define PHYLLO_ARDUINO_CONFIG_H
+#ifndef PHYLLO_CONFIG_H
+#define PHYLLO_CONFIG_H
 
 #ifndef PHYLLO_ARQ_WINDOW_MAX
 #if defined(__AVR_ATmega328P__) || defined(__AVR_ATmega168__)
@@ -18,4 +19,4 @@
 #endif
 #endif
 
-#endif /* PHYLLO_ARDUINO_CONFIG_H */
+#endif /* PHYLLO_CONFIG_H */
