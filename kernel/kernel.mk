@@ -9,9 +9,9 @@
 #   test-kernel  UML boots with phyllo.ko: ldattach, phyllo peer, /dev/phyllo0
 #   test-qemu    linux-image-amd64 under qemu (tcg): 1,000 units via ttyS1
 
-CHECK_TARGETS += module kunit
+CHECK_TARGETS += module kunit test-qemu
 
-.PHONY: module kunit
+.PHONY: module kunit test-kernel test-qemu
 
 module:
 	@scripts/deps.sh kernel qemu
@@ -20,3 +20,11 @@ module:
 kunit:
 	@scripts/deps.sh kernel
 	tests/kernel/kunit.sh
+
+test-kernel: $(HOST)/phyllo
+	@scripts/deps.sh kernel
+	tests/kernel/test-kernel.sh $(BUILD)
+
+test-qemu: module $(HOST)/phyllo
+	@scripts/deps.sh qemu
+	tests/kernel/test-qemu.sh $(BUILD)

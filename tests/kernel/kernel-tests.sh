@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# The scenarios of make test-kernel, run as root on the kernel under test
+# (the UML guest boots into uml-init.sh, which runs this).
+# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT [COUNT] [CYCLES]
+#  1. per preset: phyllo peer --echo on a pty, ldattach 29 on its slave,
+#     COUNT units each way through /dev/phyllo0, none lost/dup/reordered;
+#  2. standard with the peer dropping 10% and corrupting 5% of frames:
+#     still exact, and the kernel's error counters equal the injector's;
+#  3. hangup with a reader and a writer blocked: EOF, EIO, POLLHUP;
+#  4. CYCLES detach/re-attach cycles;
+#  5. rmmod refused while attached, fine after; an unprivileged attach
+#     refused.
+set -u
+ko=$1 phyllo=$2 kclient=$3 count=${4:-10000} cycles=${5:-100}
+pty=/tmp/phyllo-pty
+fail() { echo "test-kernel: FAIL: $*"; exit 1; }
+step() { echo "test-kernel: $*"; }
+
+# wait_for TEST ARG: up to 10 s for `test TEST ARG`.
+wait_for() {
+	i=0
+	while ! test "$1" "$2"; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && return 1
+		sleep 0.05
+	done
+}
+
+start_peer() {	# preset [fault options...]
+	preset=$1
+	shift
+	rm -f "$pty" /tmp/peer.json
+	"$phyllo" peer --echo --preset "$preset" --pty "$pty" \
+		--stats /tmp/peer.json "$@" &
+	peer=$!
+	wait_for -e "$pty" || fail "phyllo peer made no pty"
+}
+
+stop_peer() {
+	kill "$peer" 2>/dev/null
+	wait "$peer"
+}
+
+attach() {
+	ldattach -d 29 "$pty" 2>/tmp/ldattach.err &
+	lda=$!
+	wait_for -e /dev/phyllo0 || fail "no /dev/phyllo0 after ldattach 29 $pty"
+}
+
+detach() {
+	kill "$lda"
+	wait "$lda" 2>/dev/null
+	wait_for ! -e /dev/phyllo0 || fail "/dev/phyllo0 still there after detach"
+}
+
+# json FILE KEY: the first number after "KEY": in FILE
+json() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
+
+insmod "$ko" || fail "insmod $ko"
+[ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
+
+n=0
+for preset in minimal reduced standard; do
+	echo $n >/sys/module/phyllo/parameters/preset
+	n=$((n + 1))
+	start_peer $preset
+	attach
+	[ "$(cat /sys/class/phyllo/phyllo0/tty)" = "$(basename "$(readlink "$pty")")" ] ||
+		fail "sysfs tty attribute"
+	step "$preset: $count units each way"
+	"$kclient" echo /dev/phyllo0 "$count" "$peer" || fail "$preset echo"
+	wait "$peer"
+	detach
+done
+
+step "standard, peer drops 10% and corrupts 5% of frames: $count units each way"
+start_peer standard --drop 10 --corrupt 5 --seed 12345
+attach
+"$kclient" echo /dev/phyllo0 "$count" "$peer" >/tmp/lossy.json || {
+	cat /tmp/lossy.json
+	fail "lossy echo"
+}
+wait "$peer"
+detach
+cat /tmp/lossy.json /tmp/peer.json
+kerr=0
+for c in rx_framing rx_length rx_crc rx_type rx_overflow rx_flags; do
+	kerr=$((kerr + $(json /tmp/lossy.json $c)))
+done
+# The injector's counts of frames it sent corrupted (its "tx" side).
+pcorrupt=$(grep -o '"tx":{[^}]*}' /tmp/peer.json | grep -o '"corrupted":[0-9]*' | cut -d: -f2)
+pdrop=$(grep -o '"tx":{[^}]*}' /tmp/peer.json | grep -o '"dropped":[0-9]*' | cut -d: -f2)
+step "kernel counted $kerr bad frames; the peer corrupted $pcorrupt and dropped $pdrop"
+[ -n "$pcorrupt" ] && [ "$pcorrupt" -gt 0 ] || fail "no corruption injected"
+[ "$kerr" -eq "$pcorrupt" ] || fail "kernel error counters ($kerr) != injected corruptions ($pcorrupt)"
+
+step "hangup with a blocked reader and writer"
+echo 2 >/sys/module/phyllo/parameters/preset
+start_peer standard
+attach
+"$kclient" hangup /dev/phyllo0 "$peer" || fail "hangup"
+wait "$peer" 2>/dev/null
+detach
+
+step "$cycles detach/re-attach cycles"
+start_peer standard
+i=0
+while [ $i -lt "$cycles" ]; do
+	attach
+	if [ $((i % 25)) -eq 0 ]; then
+		"$kclient" echo /dev/phyllo0 10 >/dev/null || fail "echo in cycle $i"
+	fi
+	detach
+	i=$((i + 1))
+done
+
+step "rmmod refused while attached, fine after"
+attach
+rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
+"$kclient" echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
+detach
+
+step "an unprivileged user may not attach"
+chown 65534:65534 "$(readlink -f "$pty")"
+if timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
+	ldattach -d 29 "$pty" 2>/tmp/unpriv.err; then
+	fail "unprivileged ldattach succeeded"
+fi
+grep -q "Operation not permitted" /tmp/unpriv.err ||
+	fail "unprivileged ldattach: $(cat /tmp/unpriv.err)"
+[ -e /dev/phyllo0 ] && fail "/dev/phyllo0 appeared for an unprivileged user"
+stop_peer
+rmmod phyllo || fail "rmmod after detach"
+step "all scenarios passed"

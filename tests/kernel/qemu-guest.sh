@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Run by tests/qemu/guest-init.sh in the qemu guest of make test-qemu
+# (phyllo.ko is loaded): attach the ldisc to ttyS1, which the host wired to
+# `phyllo peer --echo`, and send phyllo.count= units (default 1000)
+# through /dev/phyllo0, each checked on its way back.
+count=$(sed -n 's/.*phyllo\.count=\([0-9]*\).*/\1/p' /proc/cmdline)
+ldattach -d 29 /dev/ttyS1 &
+i=0
+while [ ! -e /dev/phyllo0 ]; do
+	i=$((i + 1))
+	[ $i -gt 100 ] && { echo "qemu-guest: no /dev/phyllo0"; exit 1; }
+	sleep 0.1
+done
+echo "qemu-guest: /dev/phyllo0 on $(cat /sys/class/phyllo/phyllo0/tty)"
+phyllo-kclient echo /dev/phyllo0 "${count:-1000}"

@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# make test-kernel: boot the UML kernel (uml-build.sh) with the host's / as
+# a hostfs root into uml-init.sh, which loads phyllo.ko and runs
+# kernel-tests.sh against build/host/phyllo peer; then check the console
+# log for the exit status and for kernel bug reports (lockdep included).
+# Usage: tests/kernel/test-kernel.sh BUILDDIR [COUNT] [CYCLES]
+set -e
+build=$1 count=${2:-10000} cycles=${3:-100}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+uml=$("$here/uml-build.sh" "$build")
+gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/uapi" \
+	"$here/phyllo-kclient.c" -o "$build/host/phyllo-kclient"
+log=$build/test-kernel.log
+start=$(date +%s)
+timeout 2400 "$uml/linux" mem=512M console=tty rootfstype=hostfs rootflags=/ rw \
+	init="$here/uml-init.sh" PHYLLO_TESTS="$here" \
+	PHYLLO_KO="$build/kmod/uml/phyllo.ko" PHYLLO_TOOL="$build/host/phyllo" \
+	PHYLLO_KCLIENT="$build/host/phyllo-kclient" PHYLLO_COUNT="$count" \
+	PHYLLO_CYCLES="$cycles" </dev/null >"$log" 2>&1 || true
+grep -a "test-kernel:\|kclient:\|^{" "$log" || true
+grep -aq "^PHYLLO-UML-EXIT 0" "$log" || {
+	echo "test-kernel: FAILED, see $log" >&2
+	exit 1
+}
+"$here/log-check.sh" "$log"
+echo "test-kernel: all scenarios passed in $(($(date +%s) - start)) s (log: $log)"

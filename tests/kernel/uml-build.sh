@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# Build the UML kernel of make test-kernel (cached, incremental, ccache)
+# and phyllo.ko against it with W=1. Prints the kernel's build directory.
+# Usage: tests/kernel/uml-build.sh BUILDDIR
+set -e
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+top=$("$here/kernel-tree.sh")
+uml=$top/uml
+jobs=${KBUILD_JOBS:-$(nproc)}
+mk() { make -C "$top/src" ARCH=um O="$uml" CC="ccache gcc" "$@"; }
+if ! cmp -s "$here/uml.config" "$uml/.phyllo-config"; then
+	mkdir -p "$uml"
+	mk defconfig >/dev/null
+	"$top/src/scripts/kconfig/merge_config.sh" -m -O "$uml" "$uml/.config" \
+		"$here/uml.config" >/dev/null
+	mk olddefconfig >/dev/null
+	# Every requested option must have survived olddefconfig.
+	grep -v '^#' "$here/uml.config" | while read -r opt; do
+		case $opt in
+		*=n) ! grep -q "^${opt%=n}=" "$uml/.config" ;;
+		*) grep -qx "$opt" "$uml/.config" ;;
+		esac || { echo "uml-build: $opt did not stick" >&2; exit 1; }
+	done
+	cp "$here/uml.config" "$uml/.phyllo-config"
+fi
+mk -j"$jobs" linux modules_prepare >"$uml/build.log" 2>&1 || {
+	tail -40 "$uml/build.log" >&2
+	exit 1
+}
+"$here/kmod.sh" "$build/kmod/uml" "$uml" ARCH=um CC="ccache gcc" \
+	>"$build/kmod-uml.log" 2>&1 || { cat "$build/kmod-uml.log" >&2; exit 1; }
+if grep -iE 'warning|error' "$build/kmod-uml.log"; then
+	echo "uml-build: warnings building phyllo.ko for UML" >&2
+	exit 1
+fi
+echo "$uml"

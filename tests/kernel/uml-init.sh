@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# init of the UML guest of make test-kernel: the host's / is the root
+# (hostfs), the arguments come as environment variables from the kernel
+# command line. Mounts what the tests need, runs kernel-tests.sh, prints
+# PHYLLO-UML-EXIT <status>, powers off.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts
+mount -t devpts -o ptmxmode=0666 devpts /dev/pts
+ln -sf pts/ptmx /dev/ptmx
+mount -t tmpfs tmpfs /tmp
+sh "$PHYLLO_TESTS/kernel-tests.sh" "$PHYLLO_KO" "$PHYLLO_TOOL" "$PHYLLO_KCLIENT" \
+	"$PHYLLO_COUNT" "$PHYLLO_CYCLES"
+echo "PHYLLO-UML-EXIT $?"
+echo o >/proc/sysrq-trigger
+sleep 10
