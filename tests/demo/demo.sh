@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# demo.sh COUNT - the end-to-end demo. A Linux guest (Debian's
+# linux-image-amd64 under qemu-system-x86_64, TCG) loads phyllo.ko and
+# attaches the line discipline to its ttyS1, which is wired to the Arduino
+# Uno firmware running on a simulated ATmega328P (simavr, real baud timing).
+# The guest talks pub-sub to the board and runs the echo benchmark; see
+# guest-demo.sh. Exits 0 only if the guest says every step passed.
+#
+# Expects what `make demo` builds: build/host/phyllo, build/host/phyllo-simavr,
+# the Uno firmware and phyllo.ko for the installed kernel (in BUILD/kmod-KVER).
+set -eu
+count=${1:-200}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+kver=$("$top/tests/qemu/kver.sh")
+fw=$build/firmware/uno-standard/phyllo-uno-standard.elf
+work=$(mktemp -d)
+sim_pid=
+trap '[ -n "$sim_pid" ] && kill $sim_pid 2>/dev/null; rm -rf "$work"' EXIT
+
+echo "demo: [1/3] initramfs: busybox, phyllo.ko ($kver), ldattach, the phyllo tool"
+"$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
+	"$build/kmod-$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
+	"$(command -v ldattach):/sbin/ldattach" "$top/tests/demo/guest-demo.sh:/demo.sh"
+
+echo "demo: [2/3] the Uno: $fw on simavr at 115200 baud"
+"$build/host/phyllo-simavr" --pty --link "$work/uno" --seconds 3600 "$fw" >"$work/sim.log" 2>&1 &
+sim_pid=$!
+i=0
+while [ ! -e "$work/uno" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$work/uno" ] || { echo "demo: the simulator did not start"; cat "$work/sim.log"; exit 1; }
+
+echo "demo: [3/3] booting Linux $kver in qemu (TCG, about 10 s), ttyS1 = the Uno"
+timeout 900 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
+	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
+	-append "console=ttyS0 panic=-1 quiet phyllo.run=/demo.sh phyllo.count=$count" \
+	-serial stdio -chardev "serial,id=uno,path=$work/uno" -serial chardev:uno \
+	</dev/null 2>&1 | tee "$work/console.log" | grep -v -e '^\[ *[0-9.]*\]' -e '^$' || true
+grep -q '^GUEST-EXIT 0' "$work/console.log" || { echo "demo: FAILED"; exit 1; }
+echo "demo: passed"

@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# End to end: the emulated Uno and the kernel line discipline (tests/demo/).
+#
+#   make demo         the README's first command: 200 echoes of each tuple
+#   make demo-short   the same with 50 (part of make check)
+
+DEMO_FW := $(BUILD)/firmware/uno-standard/phyllo-uno-standard.elf
+
+.PHONY: demo demo-short demo-deps demo-kmod
+demo-deps:
+	@scripts/deps.sh core avr qemu
+
+# phyllo.ko for the kernel the guest boots (Debian's linux-image-amd64)
+demo-kmod: demo-deps
+	@kver=$$(tests/qemu/kver.sh) && echo "demo: building phyllo.ko for $$kver" && \
+		tests/kernel/kmod.sh $(BUILD)/kmod-$$kver /lib/modules/$$kver/build >/dev/null
+
+demo: demo-deps
+	@echo "demo: building the phyllo tool, the Uno firmware and the simulator"
+	@$(MAKE) --no-print-directory $(HOST)/phyllo $(DEMO_FW) $(FW_SIM) >/dev/null
+	@$(MAKE) --no-print-directory demo-kmod
+	tests/demo/demo.sh 200
+
+demo-short: demo-deps
+	@$(MAKE) --no-print-directory $(HOST)/phyllo $(DEMO_FW) $(FW_SIM) demo-kmod >/dev/null
+	tests/demo/demo.sh 50
+
+CHECK_TARGETS += demo-short
