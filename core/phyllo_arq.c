@@ -275,10 +275,10 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 		}
 		a->rx_next++;
 		a->nak_sent = false;
-		if (!a->ack_pending) {
-			a->ack_pending = true;
-			a->ack_due = now + a->cfg.ack_delay_ms;
-		}
+		/* Delay the ACK for a piggyback, but never past a second unit:
+		 * a streaming sender must not wait on our timer. */
+		a->ack_due = a->ack_pending ? now : now + a->cfg.ack_delay_ms;
+		a->ack_pending = true;
 		return 0;
 	}
 	if (behind <= 128) {

@@ -26,3 +26,10 @@ demo-short: demo-deps
 	tests/demo/demo.sh 50
 
 CHECK_TARGETS += demo-short
+
+# make bench: the host path, kernel line discipline against the userspace
+# stack, in one guest run (tests/bench/). N1/N2 set the sizes.
+.PHONY: bench
+bench: demo-deps
+	@$(MAKE) --no-print-directory $(HOST)/phyllo demo-kmod >/dev/null
+	tests/bench/bench.sh

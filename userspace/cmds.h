@@ -13,6 +13,7 @@ int stats_main(int argc, char **argv);
 int pub_main(int argc, char **argv);
 int sub_main(int argc, char **argv);
 int echo_main(int argc, char **argv);
+int drain_main(int argc, char **argv);
 
 struct phyllo_link_stats;
 /* The link counters as one JSON object (no newline). */

@@ -374,3 +374,79 @@ int sub_main(int argc, char **argv)
 		return 1;
 	return read_messages(fd, &o, o.count);
 }
+
+/* Read what is there, all of it, then sleep: an application that is slow. */
+static long drain_burst(int fd, const char *dev)
+{
+	uint8_t unit[PHYLLO_UNIT_MAX + 1];
+	long got = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, unit, sizeof(unit));
+
+		if (n > 0) {
+			got++;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return got;
+		if (n < 0 && errno == ECONNRESET)
+			continue;	/* reported once; keep reading the new session */
+		fprintf(stderr, "phyllo drain: %s: %s\n", dev,
+			n ? strerror(errno) : "the link was detached or hung up");
+		return -1;
+	}
+}
+
+int drain_main(int argc, char **argv)
+{
+	static const char usage[] = "usage: phyllo drain [-d DEV] [-n COUNT] [--pause-ms MS] "
+		"[-t SECONDS]\n"
+		"Read and discard units in bursts, sleeping MS between bursts: a slow\n"
+		"application, for the link-service benchmark. Prints one JSON line.\n";
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "pause-ms", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dev = DEV_DEFAULT;
+	unsigned long count = 0, pause_ms = 0, timeout_s = 60;
+	long total = 0, got;
+	uint64_t deadline;
+	int c, fd;
+
+	while ((c = getopt_long(argc, argv, "d:n:p:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dev = optarg; break;
+		case 'n': count = util_parse_num("--count", optarg, 1, 1000000000); break;
+		case 'p': pause_ms = util_parse_num("--pause-ms", optarg, 0, 60000); break;
+		case 't': timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fputs(usage, stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	fd = dev_open(dev, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return 1;
+	deadline = util_now_us() + timeout_s * 1000000ull;
+	while ((!count || (unsigned long)total < count) && util_now_us() < deadline) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		poll(&pfd, 1, 100);
+		got = drain_burst(fd, dev);
+		if (got < 0)
+			return 1;
+		total += got;
+		if (got && pause_ms)
+			usleep((useconds_t)pause_ms * 1000);
+	}
+	printf("{\"device\":\"%s\",\"received\":%ld,\"pause_ms\":%lu}\n", dev, total, pause_ms);
+	return count && (unsigned long)total < count ? 1 : 0;
+}

@@ -18,11 +18,15 @@
 #include "fault.h"
 #include "link.h"
 #include "client.h"
+#include "stream.h"
 #include "payload.h"
 #include "util.h"
 #include "phyllo_stack.h"
 
 #define PEND_MAX 64
+
+enum peer_role { ROLE_NONE, ROLE_ECHO, ROLE_CLIENT, ROLE_STREAM, ROLE_SINK };
+static const char *const role_names[] = { "?", "echo", "client", "stream", "sink" };
 
 struct pend {
 	uint8_t type;
@@ -33,7 +37,9 @@ struct pend {
 struct peer_opts {
 	struct link_spec link;
 	uint8_t preset;
-	bool echo, client, unreliable, verbose, handshake;
+	enum peer_role role;
+	bool unreliable, verbose;
+	unsigned long pause_ms, interval_ms;
 	unsigned long count, window, timeout_s;
 	struct phyllo_arq_config arq;
 	struct fault_cfg fault;
@@ -61,6 +67,8 @@ struct peer {
 	unsigned int pend_head, pend_n;
 	uint64_t echoed;
 	struct client cl;
+	struct stream sm;
+	uint64_t sunk;		/* units a sink received */
 };
 
 static volatile sig_atomic_t peer_stop;
@@ -162,10 +170,12 @@ static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
 		used += phyllo_stack_receive(&p->st, b + used, n - used, p->now, &u, &got);
 		if (!got)
 			continue;
-		if (p->o.client)
+		if (p->o.role == ROLE_CLIENT)
 			client_got(&p->cl, u.type, u.data, u.len);
-		else
+		else if (p->o.role == ROLE_ECHO)
 			echo_unit(p, &u);
+		else
+			p->sunk++;
 	}
 }
 
@@ -232,6 +242,21 @@ static void client_send(struct peer *p)
 	}
 }
 
+static void stream_send(struct peer *p)
+{
+	uint8_t buf[PHYLLO_DATAGRAM_MAX], type;
+	uint64_t now = util_now_us();
+
+	stream_retired(&p->sm, p->st.arq.tx_retired_total, now);
+	while (stream_due(&p->sm, now) && phyllo_stack_room(&p->st)) {
+		uint16_t n = stream_next(&p->sm, &type, buf);
+
+		if (phyllo_stack_send(&p->st, type, buf, n, true, p->now) != 0)
+			break;
+		stream_sent(&p->sm, n, now);
+	}
+}
+
 /* Write what we can; the rest waits for POLLOUT. */
 static int flush_tx(struct peer *p)
 {
@@ -263,9 +288,14 @@ static int read_link(struct peer *p)
 
 static bool peer_done(struct peer *p)
 {
-	if (p->o.client)
-		return client_done(&p->cl) && phyllo_stack_idle(&p->st);
-	return p->o.count && p->echoed >= p->o.count && !p->pend_n && phyllo_stack_idle(&p->st);
+	switch (p->o.role) {
+	case ROLE_CLIENT: return client_done(&p->cl) && phyllo_stack_idle(&p->st);
+	case ROLE_STREAM: return stream_done(&p->sm);
+	case ROLE_SINK: return p->o.count && p->sunk >= p->o.count;
+	default:
+		return p->o.count && p->echoed >= p->o.count && !p->pend_n &&
+		       phyllo_stack_idle(&p->st);
+	}
 }
 
 /* One turn of the loop; returns the poll timeout in ms. */
@@ -275,9 +305,11 @@ static int peer_turn(struct peer *p)
 
 	p->now = util_now_ms();
 	next = p->fault ? fault_release(p->fault, p->now) : 1000;
-	if (p->o.client)
+	if (p->o.role == ROLE_CLIENT)
 		client_send(p);
-	else
+	else if (p->o.role == ROLE_STREAM)
+		stream_send(p);
+	else if (p->o.role == ROLE_ECHO)
 		echo_drain(p);
 	if (p->st.preset == PHYLLO_PRESET_STANDARD) {
 		uint16_t n = phyllo_stack_poll(&p->st, p->now);
@@ -320,8 +352,12 @@ static int peer_loop(struct peer *p)
 			pfd[0].events |= POLLOUT;
 		if (poll(pfd, p->io.wfd == p->io.rfd ? 1 : 2, timeout) < 0 && errno != EINTR)
 			return -1;
-		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR))
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			read_link(p);
+			/* a slow application: the stack waits with it */
+			if (p->o.pause_ms)
+				usleep((useconds_t)p->o.pause_ms * 1000);
+		}
 	}
 	return 0;
 }
@@ -329,8 +365,12 @@ static int peer_loop(struct peer *p)
 static void peer_summary(struct peer *p, FILE *f)
 {
 	fprintf(f, "{\"role\":\"%s\",\"preset\":\"%s\",\"link\":\"%s\"",
-		p->o.client ? "client" : "echo", util_preset_name(p->o.preset), p->io.name);
-	if (p->o.client) {
+		role_names[p->o.role], util_preset_name(p->o.preset), p->io.name);
+	if (p->o.role == ROLE_STREAM)
+		stream_json(f, &p->sm);
+	else if (p->o.role == ROLE_SINK)
+		fprintf(f, ",\"received\":%llu", (unsigned long long)p->sunk);
+	else if (p->o.role == ROLE_CLIENT) {
 		client_json(f, &p->cl);
 	} else {
 		fprintf(f, ",\"echoed\":%llu", (unsigned long long)p->echoed);
@@ -363,6 +403,10 @@ static void usage(FILE *f)
 	      "Roles:\n"
 	      "  -e, --echo              send every unit back unchanged\n"
 	      "  -c, --client            send --count messages, check every echo\n"
+	      "      --stream            send --count messages one way, time their ACKs\n"
+	      "      --interval-ms MS    stream: one message every MS (default: window-full)\n"
+	      "      --sink              receive and discard (count: exit after N)\n"
+	      "      --pause-ms MS       sleep MS after each read, stack included (a slow app)\n"
 	      "  -n, --count N           messages (client; echo: exit after N)\n"
 	      "      --payload P         small | large | very-large | counter | hex:BYTES\n"
 	      "      --exact             send the literal tuple (no index tag)\n"
@@ -379,7 +423,7 @@ static void usage(FILE *f)
 enum {
 	OPT_PTY = 256, OPT_CONNECT, OPT_RTO_MIN, OPT_RTO_MAX, OPT_ACK_DELAY, OPT_NO_HS,
 	OPT_PAYLOAD, OPT_EXACT, OPT_DROP, OPT_CORRUPT, OPT_DUP, OPT_DELAY, OPT_DELAY_MS,
-	OPT_SEED, OPT_FAULT_DIR, OPT_STATS,
+	OPT_SEED, OPT_FAULT_DIR, OPT_STATS, OPT_STREAM, OPT_SINK, OPT_PAUSE, OPT_INTERVAL,
 };
 
 static const struct option peer_longopts[] = {
@@ -396,6 +440,10 @@ static const struct option peer_longopts[] = {
 	{ "unreliable", no_argument, NULL, 'u' },
 	{ "echo", no_argument, NULL, 'e' },
 	{ "client", no_argument, NULL, 'c' },
+	{ "stream", no_argument, NULL, OPT_STREAM },
+	{ "sink", no_argument, NULL, OPT_SINK },
+	{ "pause-ms", required_argument, NULL, OPT_PAUSE },
+	{ "interval-ms", required_argument, NULL, OPT_INTERVAL },
 	{ "count", required_argument, NULL, 'n' },
 	{ "payload", required_argument, NULL, OPT_PAYLOAD },
 	{ "exact", no_argument, NULL, OPT_EXACT },
@@ -412,6 +460,16 @@ static const struct option peer_longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static void set_role(struct peer_opts *o, enum peer_role role)
+{
+	if (o->role != ROLE_NONE && o->role != role) {
+		fprintf(stderr, "phyllo peer: choose exactly one of --echo, --client, --stream "
+			"and --sink\n");
+		exit(2);
+	}
+	o->role = role;
+}
 
 static void parse_fault_dir(struct peer_opts *o, const char *s)
 {
@@ -457,8 +515,12 @@ static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
 	case OPT_CONNECT: o->link.connect = arg; break;
 	case 'b': o->link.baud = util_parse_num("--baud", arg, 50, 4000000); break;
 	case 'u': o->unreliable = true; break;
-	case 'e': o->echo = true; break;
-	case 'c': o->client = true; break;
+	case 'e': set_role(o, ROLE_ECHO); break;
+	case 'c': set_role(o, ROLE_CLIENT); break;
+	case OPT_STREAM: set_role(o, ROLE_STREAM); break;
+	case OPT_SINK: set_role(o, ROLE_SINK); break;
+	case OPT_PAUSE: o->pause_ms = util_parse_num("--pause-ms", arg, 0, 60000); break;
+	case OPT_INTERVAL: o->interval_ms = util_parse_num("--interval-ms", arg, 0, 60000); break;
 	case 'n': o->count = util_parse_num("--count", arg, 0, 100000000); break;
 	case OPT_PAYLOAD:
 		if (payload_parse(arg, &o->payload)) {
@@ -504,8 +566,9 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 		}
 	}
 	o->payload.exact = exact;
-	if (optind < argc || o->echo == o->client) {
-		fprintf(stderr, "phyllo peer: choose exactly one of --echo and --client\n");
+	if (optind < argc || o->role == ROLE_NONE) {
+		fprintf(stderr, "phyllo peer: choose exactly one of --echo, --client, --stream "
+			"and --sink\n");
 		usage(stderr);
 		exit(2);
 	}
@@ -513,9 +576,9 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 		fprintf(stderr, "phyllo peer: use only one of --device, --pty and --connect\n");
 		exit(2);
 	}
-	if (o->client && !o->count)
+	if ((o->role == ROLE_CLIENT || o->role == ROLE_STREAM) && !o->count)
 		o->count = 1000;
-	if (o->client && !o->timeout_s)
+	if ((o->role == ROLE_CLIENT || o->role == ROLE_STREAM) && !o->timeout_s)
 		o->timeout_s = 120;
 }
 
@@ -542,7 +605,11 @@ static int peer_setup(struct peer *p)
 			"--rto-min <= --rto-max\n", util_phyllo_strerror(ret));
 		return -1;
 	}
-	if (p->o.client && client_init(&p->cl, &p->o.payload, p->o.count, p->o.window))
+	if (p->o.role == ROLE_CLIENT && client_init(&p->cl, &p->o.payload, p->o.count, p->o.window))
+		return -1;
+	if (p->o.role == ROLE_STREAM &&
+	    stream_init(&p->sm, &p->o.payload, p->o.count, p->o.interval_ms,
+			p->st.arq.tx_retired_total))
 		return -1;
 	return 0;
 }
@@ -551,9 +618,11 @@ static void peer_report(struct peer *p)
 {
 	FILE *f;
 
-	if (p->o.client)
+	bool prints = p->o.role == ROLE_CLIENT || p->o.role == ROLE_STREAM;
+
+	if (prints)
 		peer_summary(p, p->io.wfd == STDOUT_FILENO ? stderr : stdout);
-	if (p->o.verbose && !p->o.client)
+	if (p->o.verbose && !prints)
 		peer_summary(p, stderr);
 	if (p->o.stats_file) {
 		f = fopen(p->o.stats_file, "w");
@@ -584,7 +653,7 @@ int peer_main(int argc, char **argv)
 	link_close(&p.io);
 	if (ret)
 		return 1;
-	if (p.o.client && !client_ok(&p.cl))
+	if (p.o.role == ROLE_CLIENT && !client_ok(&p.cl))
 		return 1;
 	return 0;
 }

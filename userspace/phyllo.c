@@ -18,6 +18,7 @@ static const struct {
 	{ "sub", sub_main, "print the messages on a topic" },
 	{ "echo", echo_main, "echo benchmark through /dev/phylloN" },
 	{ "stats", stats_main, "print a link's counters" },
+	{ "drain", drain_main, "read and discard in bursts (a slow application)" },
 	{ "peer", peer_main, "run the protocol stack in userspace (echo server or client)" },
 };
 

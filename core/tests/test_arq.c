@@ -204,6 +204,20 @@ static void arq_delays_pure_ack_and_piggybacks(void)
 	PTEST_EXPECT_EQ(stats.tx_acks, 1);
 }
 
+static void arq_acks_every_second_unit_at_once(void)
+{
+	struct phyllo_unit u;
+
+	arq_open_by_hand(4);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 10, &u), 1);
+	PTEST_EXPECT_EQ(phyllo_arq_poll(&a, 10), 4);	/* the first waits */
+	PTEST_EXPECT_EQ(log_n, 0);
+	PTEST_EXPECT_EQ(peer(1, 0, PHYLLO_FLAG_ACK, 0x60, 11, &u), 1);
+	phyllo_arq_poll(&a, 11);			/* the second does not */
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 2);
+}
+
 static void arq_duplicate_reacked_at_once(void)
 {
 	struct phyllo_unit u;
@@ -463,6 +477,7 @@ static const struct ptest_case arq_cases[] = {
 	PTEST_CASE(arq_nak_resends_once_until_progress),
 	PTEST_CASE(arq_out_of_order_dropped_with_one_nak),
 	PTEST_CASE(arq_delays_pure_ack_and_piggybacks),
+	PTEST_CASE(arq_acks_every_second_unit_at_once),
 	PTEST_CASE(arq_duplicate_reacked_at_once),
 	PTEST_CASE(arq_sequence_wraps_past_255),
 	PTEST_CASE(arq_stale_ack_counted_not_applied),

@@ -18,7 +18,7 @@ kver=$("$top/tests/qemu/kver.sh")
 fw=$build/firmware/uno-standard/phyllo-uno-standard.elf
 work=$(mktemp -d)
 sim_pid=
-trap '[ -n "$sim_pid" ] && kill $sim_pid 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -n "$sim_pid" ] && kill $sim_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 
 echo "demo: [1/3] initramfs: busybox, phyllo.ko ($kver), ldattach, the phyllo tool"
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \

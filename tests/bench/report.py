@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+"""report.py RESULTS OUT.json - the tables of `make bench`, with ratios
+measured side by side in one run, and plain words where the kernel path
+does not win."""
+import json
+import sys
+
+
+def load(path):
+    res = {}
+    for line in open(path):
+        name, _, text = line.strip().partition(" ")
+        try:
+            res[name] = json.loads(text)
+        except ValueError:
+            res[name] = {"error": text}
+    return res
+
+
+def ratio(a, b):
+    return a / b if b else float("inf")
+
+
+def rtt_table(r):
+    print("1. application round trip, small tuple, stop-and-wait (guest app is the client)")
+    print(f"{'path':<10} {'load':<6} {'msgs/s':>8} {'p50 us':>8} {'p99 us':>8} {'max us':>8}")
+    rows = {}
+    for path in ("kernel", "user"):
+        for load in ("idle", "load"):
+            d = r.get(f"rtt-{path}-{load}", {})
+            rt = d.get("rtt_us", {})
+            rows[(path, load)] = d
+            print(f"{path:<10} {load:<6} {d.get('msgs_per_s', 0):>8.1f} {rt.get('p50', 0):>8} "
+                  f"{rt.get('p99', 0):>8} {rt.get('max', 0):>8}")
+    out = {}
+    for load in ("idle", "load"):
+        k, u = rows[("kernel", load)], rows[("user", load)]
+        out[load] = {
+            "msgs_per_s_kernel_over_user": ratio(k.get("msgs_per_s", 0), u.get("msgs_per_s", 0)),
+            "p99_kernel_over_user": ratio(k.get("rtt_us", {}).get("p99", 0),
+                                          u.get("rtt_us", {}).get("p99", 0)),
+        }
+        print(f"  {load}: kernel/userspace msgs/s {out[load]['msgs_per_s_kernel_over_user']:.2f}, "
+              f"p99 {out[load]['p99_kernel_over_user']:.2f}")
+    return rows, out
+
+
+def ack_table(r):
+    print("2. link service, far end streaming while the guest app reads every 50 ms")
+    print(f"{'path':<10} {'ack p50 us':>10} {'ack p99 us':>10} {'ack max us':>10} "
+          f"{'resent':>7} {'timeouts':>8} {'kB/s':>7}")
+    rows = {}
+    for path, key in (("kernel", "stream-s2"), ("user", "stream-s3")):
+        d = r.get(key, {})
+        a, st = d.get("ack_us", {}), d.get("stats", {})
+        rows[path] = d
+        print(f"{path:<10} {a.get('p50', 0):>10} {a.get('p99', 0):>10} {a.get('max', 0):>10} "
+              f"{st.get('tx_retransmits', 0):>7} {st.get('tx_timeouts', 0):>8} "
+              f"{d.get('goodput_kbytes_per_s', 0):>7.2f}")
+    k, u = rows["kernel"], rows["user"]
+    out = {"ack_p99_kernel_over_user": ratio(k.get("ack_us", {}).get("p99", 0),
+                                            u.get("ack_us", {}).get("p99", 0)),
+           "kernel_timeouts": k.get("stats", {}).get("tx_timeouts", -1)}
+    print(f"  far-end ACK p99 kernel/userspace {out['ack_p99_kernel_over_user']:.3f}")
+    return rows, out
+
+
+def verdicts(rtt, ack):
+    says = []
+    if rtt["idle"]["msgs_per_s_kernel_over_user"] < 1.0:
+        says.append("idle round trips: the kernel path is slower than userspace")
+    if rtt["load"]["p99_kernel_over_user"] > 1.0:
+        says.append("under load: the kernel path's p99 is worse than userspace")
+    if ack["ack_p99_kernel_over_user"] > 0.1:
+        says.append("slow application: the kernel's ACK p99 is more than 0.1x userspace's")
+    if ack["kernel_timeouts"] != 0:
+        says.append("slow application: the far end timed out with the kernel path")
+    print("targets: " + ("all met" if not says else "NOT MET: " + "; ".join(says)))
+    return says
+
+
+def main():
+    r = load(sys.argv[1])
+    rows1, rtt = rtt_table(r)
+    print()
+    rows2, ack = ack_table(r)
+    print()
+    missed = verdicts(rtt, ack)
+    json.dump({"round_trip": {f"{p}-{l}": v for (p, l), v in rows1.items()},
+               "round_trip_ratios": rtt, "link_service": rows2,
+               "link_service_ratios": ack, "targets_missed": missed,
+               "drain": {k: r.get(k) for k in ("drain-kernel", "drain-user")}},
+              open(sys.argv[2], "w"), indent=1)
+    print(f"written: {sys.argv[2]}")
+
+
+if __name__ == "__main__":
+    main()
