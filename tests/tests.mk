@@ -23,7 +23,7 @@ demo: demo-deps
 
 demo-short: demo-deps
 	@$(MAKE) --no-print-directory $(HOST)/phyllo $(DEMO_FW) $(FW_SIM) demo-kmod >/dev/null
-	tests/demo/demo.sh 50
+	tests/demo/demo.sh 50 1
 
 CHECK_TARGETS += demo-short
 

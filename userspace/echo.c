@@ -131,7 +131,8 @@ static int echo_write(int fd, struct client *c, const char *dev)
 		fprintf(stderr, "phyllo echo: write %s: %s%s\n", dev, strerror(errno),
 			errno == EMSGSIZE ? " (payload larger than the link's preset allows)" :
 			errno == ECONNRESET ? " (the peer restarted: unacknowledged messages "
-					      "were lost)" : "");
+					      "were lost)" :
+			errno == EIO ? " (the link was detached or hung up)" : "");
 		return -1;
 	}
 	return 0;

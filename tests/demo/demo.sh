@@ -12,6 +12,7 @@
 # the Uno firmware and phyllo.ko for the installed kernel (in BUILD/kmod-KVER).
 set -eu
 count=${1:-200}
+cli=${2:-0}	# 1: also run the CLI error-path tests in the guest
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 kver=$("$top/tests/qemu/kver.sh")
@@ -23,7 +24,8 @@ trap '[ -n "$sim_pid" ] && kill $sim_pid 2>/dev/null || true; rm -rf "$work"' EX
 echo "demo: [1/3] initramfs: busybox, phyllo.ko ($kver), ldattach, the phyllo tool"
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
 	"$build/kmod-$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
-	"$(command -v ldattach):/sbin/ldattach" "$top/tests/demo/guest-demo.sh:/demo.sh"
+	"$(command -v ldattach):/sbin/ldattach" "$top/tests/demo/guest-demo.sh:/demo.sh" \
+	"$top/tests/demo/guest-cli.sh:/cli.sh"
 
 echo "demo: [2/3] the Uno: $fw on simavr at 115200 baud"
 "$build/host/phyllo-simavr" --pty --link "$work/uno" --seconds 3600 "$fw" >"$work/sim.log" 2>&1 &
@@ -35,7 +37,7 @@ while [ ! -e "$work/uno" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 echo "demo: [3/3] booting Linux $kver in qemu (TCG, about 10 s), ttyS1 = the Uno"
 timeout 900 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/demo.sh phyllo.count=$count" \
+	-append "console=ttyS0 panic=-1 quiet phyllo.run=/demo.sh phyllo.count=$count phyllo.cli=$cli" \
 	-serial stdio -chardev "serial,id=uno,path=$work/uno" -serial chardev:uno \
 	</dev/null 2>&1 | tee "$work/console.log" | grep -v -e '^\[ *[0-9.]*\]' -e '^$' || true
 grep -q '^GUEST-EXIT 0' "$work/console.log" || { echo "demo: FAILED"; exit 1; }

@@ -10,6 +10,11 @@ count=${count:-200}
 fail=0
 step() { echo; echo "== $*"; }
 
+if grep -q 'phyllo.cli=1' /proc/cmdline; then
+	step "CLI error paths (make demo-short)"
+	sh /cli.sh || fail=1
+fi
+
 step "ldattach -s 115200 29 /dev/ttyS1"
 ldattach -s 115200 29 /dev/ttyS1 || { echo "ldattach failed"; exit 1; }
 i=0

@@ -14,13 +14,17 @@
 set -u
 ko=$1 phyllo=$2 kclient=$3 count=${4:-10000} cycles=${5:-100}
 pty=/tmp/phyllo-pty
-fail() { echo "test-kernel: FAIL: $*"; exit 1; }
+fail() {
+	echo "test-kernel: FAIL: $*"
+	dmesg | tail -20
+	exit 1
+}
 step() { echo "test-kernel: $*"; }
 
-# wait_for TEST ARG: up to 10 s for `test TEST ARG`.
+# wait_for EXPR...: up to 10 s for `test EXPR...`.
 wait_for() {
 	i=0
-	while ! test "$1" "$2"; do
+	while ! test "$@"; do
 		i=$((i + 1))
 		[ $i -gt 200 ] && return 1
 		sleep 0.05
@@ -48,7 +52,9 @@ attach() {
 	wait_for -e /dev/phyllo0 || fail "no /dev/phyllo0 after ldattach 29 $pty"
 }
 
+# The peer keeps the pty slave open, so detaching is setting N_TTY back.
 detach() {
+	[ -e /dev/phyllo0 ] && "$kclient" ldisc "$pty" 0
 	kill "$lda"
 	wait "$lda" 2>/dev/null
 	wait_for ! -e /dev/phyllo0 || fail "/dev/phyllo0 still there after detach"
@@ -57,7 +63,7 @@ detach() {
 # json FILE KEY: the first number after "KEY": in FILE
 json() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
 
-insmod "$ko" || fail "insmod $ko"
+"$kclient" insmod "$ko" || fail "insmod $ko"
 [ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
 
 n=0
@@ -66,8 +72,10 @@ for preset in minimal reduced standard; do
 	n=$((n + 1))
 	start_peer $preset
 	attach
-	[ "$(cat /sys/class/phyllo/phyllo0/tty)" = "$(basename "$(readlink "$pty")")" ] ||
-		fail "sysfs tty attribute"
+	# tty_name() of /dev/pts/N is ptsN
+	[ "$(cat /sys/class/phyllo/phyllo0/tty)" = "pts$(basename "$(readlink "$pty")")" ] ||
+		fail "sysfs tty attribute: $(cat /sys/class/phyllo/phyllo0/tty)"
+	[ "$("$kclient" unit "$pty")" = 0 ] || fail "PHYLLO_IOC_TTY_UNIT"
 	step "$preset: $count units each way"
 	"$kclient" echo /dev/phyllo0 "$count" "$peer" || fail "$preset echo"
 	wait "$peer"
@@ -117,7 +125,7 @@ done
 
 step "rmmod refused while attached, fine after"
 attach
-rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
+"$kclient" rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
 "$kclient" echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
 detach
 
@@ -131,5 +139,5 @@ grep -q "Operation not permitted" /tmp/unpriv.err ||
 	fail "unprivileged ldattach: $(cat /tmp/unpriv.err)"
 [ -e /dev/phyllo0 ] && fail "/dev/phyllo0 appeared for an unprivileged user"
 stop_peer
-rmmod phyllo || fail "rmmod after detach"
+"$kclient" rmmod phyllo || fail "rmmod after detach"
 step "all scenarios passed"

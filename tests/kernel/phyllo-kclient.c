@@ -13,6 +13,11 @@
  *       a reader and a writer, kill the peer (its pty master closes: the
  *       tty hangs up); the reader must get EOF, the writer EIO and poll
  *       POLLHUP.
+ *   phyllo-kclient ldisc TTY N      set the tty's line discipline (0
+ *       detaches phyllo while other processes keep the tty open).
+ *   phyllo-kclient unit TTY         print N of the /dev/phylloN on TTY.
+ *   phyllo-kclient insmod KO | rmmod NAME   load or unload a module with
+ *       the bare system calls (Debian's kmod insmod refuses UML modules).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -275,6 +281,54 @@ static int cmd_hangup(const char *dev, pid_t peer)
 	return bad;
 }
 
+static int cmd_tty(const char *tty, int ldisc, int set)
+{
+	int fd = open(tty, O_RDWR | O_NOCTTY | O_NONBLOCK);
+	__u32 unit;
+
+	if (fd < 0) {
+		perror(tty);
+		return 1;
+	}
+	if (set && ioctl(fd, TIOCSETD, &ldisc) < 0) {
+		perror("TIOCSETD");
+		return 1;
+	}
+	if (!set) {
+		if (ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit) < 0) {
+			perror("PHYLLO_IOC_TTY_UNIT");
+			return 1;
+		}
+		printf("%u\n", unit);
+	}
+	close(fd);
+	return 0;
+}
+
+static int cmd_module(const char *arg, int load)
+{
+	long ret;
+	int fd;
+
+	if (load) {
+		fd = open(arg, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			perror(arg);
+			return 1;
+		}
+		ret = syscall(SYS_finit_module, fd, "", 0);
+		close(fd);
+	} else {
+		ret = syscall(SYS_delete_module, arg, O_NONBLOCK);
+	}
+	if (ret < 0) {
+		fprintf(stderr, "kclient: %s %s: %s\n", load ? "insmod" : "rmmod",
+			arg, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -283,6 +337,15 @@ int main(int argc, char **argv)
 				argc == 5 ? (pid_t)strtol(argv[4], NULL, 0) : 0);
 	if (argc == 4 && !strcmp(argv[1], "hangup"))
 		return cmd_hangup(argv[2], (pid_t)strtol(argv[3], NULL, 0));
-	fprintf(stderr, "usage: phyllo-kclient echo DEV COUNT [PEERPID] | hangup DEV PEERPID\n");
+	if (argc == 4 && !strcmp(argv[1], "ldisc"))
+		return cmd_tty(argv[2], atoi(argv[3]), 1);
+	if (argc == 3 && !strcmp(argv[1], "unit"))
+		return cmd_tty(argv[2], 0, 0);
+	if (argc == 3 && !strcmp(argv[1], "insmod"))
+		return cmd_module(argv[2], 1);
+	if (argc == 3 && !strcmp(argv[1], "rmmod"))
+		return cmd_module(argv[2], 0);
+	fprintf(stderr, "usage: phyllo-kclient echo DEV COUNT [PEERPID] | hangup DEV PEERPID\n"
+		"       | ldisc TTY N | unit TTY | insmod KO | rmmod NAME\n");
 	return 2;
 }

@@ -25,7 +25,7 @@ if ! cmp -s "$here/uml.config" "$uml/.phyllo-config"; then
 	done
 	cp "$here/uml.config" "$uml/.phyllo-config"
 fi
-mk -j"$jobs" linux modules_prepare >"$uml/build.log" 2>&1 || {
+mk -j"$jobs" all >"$uml/build.log" 2>&1 || {
 	tail -40 "$uml/build.log" >&2
 	exit 1
 }

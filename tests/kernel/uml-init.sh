@@ -7,7 +7,7 @@
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts
 mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 ln -sf pts/ptmx /dev/ptmx

@@ -14,6 +14,8 @@ trap 'rm -rf "$root"' EXIT
 
 mkdir -p "$root/bin" "$root/sbin" "$root/lib" "$root/dev" "$root/proc" "$root/sys" \
 	"$root/tmp" "$root/etc"
+chmod 755 "$root"
+chmod 1777 "$root/tmp"
 cp /bin/busybox "$root/bin/busybox"
 for applet in $(/bin/busybox --list); do
 	[ -e "$root/bin/$applet" ] || ln -s busybox "$root/bin/$applet"
