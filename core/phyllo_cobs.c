@@ -38,31 +38,28 @@ int phyllo_cobs_encode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap
 
 int phyllo_cobs_decode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap)
 {
-	const uint8_t *p = in, *end = in + n;
-	uint8_t *o = out, *olim = out + cap;
+	uint16_t i = 0, o = 0;
 
-	/* Pointers, not indices: on an 8-bit MCU every index is a 16-bit add. */
-	while (p != end) {
-		uint8_t code = *p++, k;
+	while (i < n) {
+		uint8_t code = in[i++];
+		uint8_t k;
 
-		if (code == 0 || code - 1 > end - p)
+		if (code == 0 || (uint16_t)(code - 1) > n - i)
 			return PHYLLO_E_FRAMING;
-		if (code - 1 > olim - o)
+		if ((uint16_t)(code - 1) > cap - o)
 			return PHYLLO_E_NOSPACE;
-		for (k = code - 1; k; k--) {
-			uint8_t b = *p++;
-
-			if (!b)
+		for (k = 1; k < code; k++) {
+			if (in[i] == 0)
 				return PHYLLO_E_FRAMING;
-			*o++ = b;
+			out[o++] = in[i++];
 		}
-		if (code != 0xff && p != end) {
-			if (o == olim)
+		if (code != 0xff && i < n) {
+			if (o >= cap)
 				return PHYLLO_E_NOSPACE;
-			*o++ = 0;
+			out[o++] = 0;
 		}
 	}
-	return (int)(o - out);
+	return o;
 }
 
 /* Leading non-zero bytes of p[0..rem), at most max. */
