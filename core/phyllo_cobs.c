@@ -38,28 +38,31 @@ int phyllo_cobs_encode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap
 
 int phyllo_cobs_decode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap)
 {
-	uint16_t i = 0, o = 0;
+	const uint8_t *p = in, *end = in + n;
+	uint8_t *o = out, *olim = out + cap;
 
-	while (i < n) {
-		uint8_t code = in[i++];
-		uint8_t k;
+	/* Pointers, not indices: on an 8-bit MCU every index is a 16-bit add. */
+	while (p != end) {
+		uint8_t code = *p++, k;
 
-		if (code == 0 || (uint16_t)(code - 1) > n - i)
+		if (code == 0 || code - 1 > end - p)
 			return PHYLLO_E_FRAMING;
-		if ((uint16_t)(code - 1) > cap - o)
+		if (code - 1 > olim - o)
 			return PHYLLO_E_NOSPACE;
-		for (k = 1; k < code; k++) {
-			if (in[i] == 0)
+		for (k = code - 1; k; k--) {
+			uint8_t b = *p++;
+
+			if (!b)
 				return PHYLLO_E_FRAMING;
-			out[o++] = in[i++];
+			*o++ = b;
 		}
-		if (code != 0xff && i < n) {
-			if (o >= cap)
+		if (code != 0xff && p != end) {
+			if (o == olim)
 				return PHYLLO_E_NOSPACE;
-			out[o++] = 0;
+			*o++ = 0;
 		}
 	}
-	return o;
+	return (int)(o - out);
 }
 
 /* Leading non-zero bytes of p[0..rem), at most max. */
