@@ -10,7 +10,8 @@ unsigned int ptest_failures;
 void ptest_fail(const char *file, int line, const char *expr, long a, long b)
 {
 	if (ptest_failures++ < 5)
-		printf("    %s:%d: expected %s (got %ld, %ld)\n", file, line, expr, a, b);
+		PTEST_LOG("    " PTEST_S ":%d: expected " PTEST_S " (got %ld, %ld)\n", file, line,
+			  expr, a, b);
 }
 
 unsigned int ptest_run(const struct ptest_suite *const *suites, unsigned int n)
@@ -24,13 +25,16 @@ unsigned int ptest_run(const struct ptest_suite *const *suites, unsigned int n)
 			ptest_failures = 0;
 			tc->fn();
 			if (ptest_failures) {
-				printf("FAIL %s.%s\n", suites[s]->name, tc->name);
+				if (tc->name)
+					PTEST_LOG("FAIL %s.%s\n", suites[s]->name, tc->name);
+				else
+					PTEST_LOG("FAIL %s.#%u\n", suites[s]->name, c);
 				failed++;
 			} else {
 				passed++;
 			}
 		}
 	}
-	printf("%u passed, %u failed\n", passed, failed);
+	PTEST_LOG("%u passed, %u failed\n", passed, failed);
 	return failed;
 }

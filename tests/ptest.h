@@ -15,6 +15,24 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/*
+ * On the AVR every string literal would sit in its 2 KB of RAM: there the
+ * expressions, file names and messages live in flash (PSTR, printed with
+ * %S) and cases carry no names (failures print the case's index).
+ */
+#ifdef __AVR__
+#include <avr/pgmspace.h>
+#define PTEST_STR(s) PSTR(s)
+#define PTEST_S "%S"
+#define PTEST_LOG(fmt, ...) printf_P(PSTR(fmt), ##__VA_ARGS__)
+#define PTEST_NAME(fn) NULL
+#else
+#define PTEST_STR(s) (s)
+#define PTEST_S "%s"
+#define PTEST_LOG(fmt, ...) printf(fmt, ##__VA_ARGS__)
+#define PTEST_NAME(fn) #fn
+#endif
+
 struct ptest_case {
 	const char *name;
 	void (*fn)(void);
@@ -35,22 +53,23 @@ unsigned int ptest_run(const struct ptest_suite *const *suites, unsigned int n);
 
 #define PTEST_EXPECT(cond) do { \
 	if (!(cond)) \
-		ptest_fail(__FILE__, __LINE__, #cond, 0, 0); \
+		ptest_fail(PTEST_STR(__FILE__), __LINE__, PTEST_STR(#cond), 0, 0); \
 } while (0)
 
 /* Integer comparison that prints both sides on failure. */
 #define PTEST_EXPECT_EQ(a, b) do { \
 	long _pa = (long)(a), _pb = (long)(b); \
 	if (_pa != _pb) \
-		ptest_fail(__FILE__, __LINE__, #a " == " #b, _pa, _pb); \
+		ptest_fail(PTEST_STR(__FILE__), __LINE__, PTEST_STR(#a " == " #b), _pa, _pb); \
 } while (0)
 
 #define PTEST_EXPECT_MEM(a, b, n) do { \
 	if (memcmp((a), (b), (n)) != 0) \
-		ptest_fail(__FILE__, __LINE__, "memcmp(" #a ", " #b ")", 0, (long)(n)); \
+		ptest_fail(PTEST_STR(__FILE__), __LINE__, PTEST_STR("memcmp(" #a ", " #b ")"), \
+			   0, (long)(n)); \
 } while (0)
 
-#define PTEST_CASE(fn) { #fn, fn }
+#define PTEST_CASE(fn) { PTEST_NAME(fn), fn }
 #define PTEST_SUITE(var, sname, arr) \
 	const struct ptest_suite var = { sname, arr, sizeof(arr) / sizeof(arr[0]) }
 

@@ -2,10 +2,9 @@
 /*
  * main_avr.c - runs the portable core suites on a simulated AVR.
  *
- * One suite per binary (-DPTEST_AVR_SUITE=phyllo_suite_cobs, ...): ptest
- * keeps its strings and the vector tables in RAM, so a suite needs 1-5 KB
- * of it; the binaries therefore target the ATmega1284P, the same AVR core
- * and instruction timing as the ATmega328P with 16 KB of RAM.
+ * One suite per binary (-DPTEST_AVR_SUITE=phyllo_suite_cobs, ...), each
+ * within the ATmega328P's 2 KB of RAM (ptest keeps its strings in flash
+ * there; the vector tables stay in RAM).
  * stdout goes to USART0 by polling (no interrupts, no rings: the test needs
  * nothing of the firmware). When the suites are done the CPU sleeps with
  * interrupts off, which ends the simulation; the last line is the ptest
@@ -13,6 +12,7 @@
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <avr/pgmspace.h>
 #include <avr/sleep.h>
 #include <stdio.h>
 
@@ -45,7 +45,7 @@ int main(void)
 	UCSR0A = _BV(U2X0);
 	UCSR0B = _BV(TXEN0);
 	stdout = &uart_out;
-	printf("phyllo core suites on the AVR\n");
+	printf_P(PSTR("phyllo core suites on the AVR\n"));
 	failed = ptest_run(suites, sizeof(suites) / sizeof(suites[0]));
 	(void)failed;
 	cli();

@@ -81,9 +81,9 @@ client() {
 	echo "ok   $name: $summary $rate"
 }
 
-echo "== 1. core suites on the simulated AVR"
+echo "== 1. core suites on the simulated ATmega328P"
 for elf in "$FW"/core-tests/*.elf; do
-	out=$("$SIM" --mcu atmega1284p --console --seconds 120 "$elf" 2>&1)
+	out=$("$SIM" --mcu atmega328p --console --seconds 120 "$elf" 2>&1)
 	line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -1)
 	if echo "$line" | grep -q ', 0 failed$'; then
 		echo "ok   $(basename "$elf" .elf): $line"
