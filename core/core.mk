@@ -39,6 +39,6 @@ bench-core: deps-core
 	@mkdir -p $(BUILD)/bench $(BUILD)/avr-core $(HOST)
 	$(CC) -O2 -std=gnu11 $(WARN) -Icore $(CORE_SRC) core/bench/bench_host.c -o $(HOST)/bench-core
 	$(HOST)/bench-core | tee $(BUILD)/bench/core-host.txt
-	avr-gcc $(AVR_BENCH_FLAGS) -Icore -Itests/vectors $(CORE_SRC) tests/vectors/phyllo_tuples.c \
+	avr-gcc $(AVR_BENCH_FLAGS) -Icore -Itests -Itests/vectors $(CORE_SRC) tests/vectors/phyllo_tuples.c \
 		core/bench/bench_avr.c -o $(BUILD)/avr-core/bench.elf
 	core/bench/run-avr.sh $(BUILD)/avr-core/bench.elf $(BUILD)/bench/core-avr.json

@@ -12,6 +12,7 @@
 #include <avr/pgmspace.h>
 #include <avr/sleep.h>
 #include <stdio.h>
+#include "avr_stdout.h"
 #include "phyllo_crc.h"
 #include "phyllo_cobs.h"
 #include "phyllo_stack.h"
@@ -38,17 +39,6 @@ static uint32_t cycles_now(void)
 	sei();
 	return (uint32_t)hi << 16 | lo;
 }
-
-static int uart_put(char c, FILE *f)
-{
-	(void)f;
-	while (!(UCSR0A & _BV(UDRE0)))
-		;
-	UDR0 = (uint8_t)c;
-	return 0;
-}
-
-static FILE uart_out = FDEV_SETUP_STREAM(uart_put, NULL, _FDEV_SETUP_WRITE);
 
 /* data doubles as the tuple buffer once the byte benchmarks are done */
 static uint8_t data[PHYLLO_TUPLE_MAX], wire[PHYLLO_WIRE_MAX + 8];
@@ -150,8 +140,7 @@ int main(void)
 {
 	uint32_t t0;
 
-	UCSR0B = _BV(TXEN0);
-	stdout = &uart_out;
+	avr_stdout_init();
 	TCCR1A = 0;
 	TCCR1B = _BV(CS10);
 	TIMSK1 = _BV(TOIE1);

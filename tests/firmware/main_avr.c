@@ -16,6 +16,7 @@
 #include <avr/sleep.h>
 #include <stdio.h>
 
+#include "avr_stdout.h"
 #include "suites.h"
 
 #ifdef PTEST_AVR_SUITE
@@ -25,26 +26,12 @@ extern const struct ptest_suite PTEST_AVR_SUITE;
 #define AVR_SUITES PHYLLO_CORE_SUITES
 #endif
 
-static int uart_putchar(char c, FILE *f)
-{
-	(void)f;
-	while (!(UCSR0A & _BV(UDRE0)))
-		;
-	UDR0 = (uint8_t)c;
-	return 0;
-}
-
-static FILE uart_out = FDEV_SETUP_STREAM(uart_putchar, NULL, _FDEV_SETUP_WRITE);
-
 int main(void)
 {
 	static const struct ptest_suite *const suites[] = { AVR_SUITES };
 	unsigned int failed;
 
-	UBRR0 = 0;                      /* 1 Mbaud at 16 MHz with U2X */
-	UCSR0A = _BV(U2X0);
-	UCSR0B = _BV(TXEN0);
-	stdout = &uart_out;
+	avr_stdout_init();
 	printf_P(PSTR("phyllo core suites on the AVR\n"));
 	failed = ptest_run(suites, sizeof(suites) / sizeof(suites[0]));
 	(void)failed;
