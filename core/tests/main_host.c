@@ -5,12 +5,12 @@
  */
 #include "suites.h"
 
-extern const struct ptest_suite phyllo_suite_lossy;
+extern const struct ptest_suite phyllo_suite_lossy, phyllo_suite_fuzz;
 
 int main(void)
 {
 	static const struct ptest_suite *const suites[] = {
-		PHYLLO_CORE_SUITES, &phyllo_suite_lossy,
+		PHYLLO_CORE_SUITES, &phyllo_suite_fuzz, &phyllo_suite_lossy,
 	};
 
 	return ptest_run(suites, sizeof(suites) / sizeof(suites[0])) ? 1 : 0;
