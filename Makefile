@@ -13,7 +13,7 @@ BUILD ?= $(CURDIR)/build
 HOST := $(BUILD)/host
 CHECK_TARGETS :=
 
-.PHONY: all check deps-core help
+.PHONY: all check deps-core help install install-module
 all: $(HOST)/phyllo
 
 -include core/core.mk
@@ -28,6 +28,25 @@ check: $(CHECK_TARGETS)
 deps-core:
 	@scripts/deps.sh core
 
+# The tool and the man pages; DESTDIR for staging, PREFIX as usual.
+PREFIX ?= /usr/local
+install: $(HOST)/phyllo
+	install -D -m 755 $(HOST)/phyllo $(DESTDIR)$(PREFIX)/bin/phyllo
+	install -D -m 644 docs/phyllo.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1
+	install -D -m 644 docs/phyllo.4 $(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4
+
+# phyllo.ko for the running kernel (needs its headers: linux-headers-$(uname -r)).
+KREL ?= $(shell uname -r)
+install-module:
+	@test -d /lib/modules/$(KREL)/build || { echo "install-module: no headers for \
+$(KREL): apt-get install linux-headers-$(KREL)"; exit 1; }
+	tests/kernel/kmod.sh $(BUILD)/kmod/$(KREL) /lib/modules/$(KREL)/build
+	install -D -m 644 $(BUILD)/kmod/$(KREL)/phyllo.ko $(DESTDIR)/lib/modules/$(KREL)/extra/phyllo.ko
+	$(if $(DESTDIR),,depmod -a $(KREL))
+
 help:
-	@echo "make demo    emulated Uno + kernel line discipline, end to end"
-	@echo "make check   every test: $(CHECK_TARGETS)"
+	@echo "make demo            emulated Uno + kernel line discipline, end to end"
+	@echo "make check           every test: $(CHECK_TARGETS)"
+	@echo "make bench           kernel line discipline vs userspace stack"
+	@echo "make install         the phyllo tool and man pages (PREFIX=$(PREFIX))"
+	@echo "make install-module  phyllo.ko for the running kernel"

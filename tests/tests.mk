@@ -13,7 +13,7 @@ demo-deps:
 # phyllo.ko for the kernel the guest boots (Debian's linux-image-amd64)
 demo-kmod: demo-deps
 	@kver=$$(tests/qemu/kver.sh) && echo "demo: building phyllo.ko for $$kver" && \
-		tests/kernel/kmod.sh $(BUILD)/kmod-$$kver /lib/modules/$$kver/build >/dev/null
+		tests/kernel/kmod.sh $(BUILD)/kmod/$$kver /lib/modules/$$kver/build >/dev/null
 
 demo: demo-deps
 	@echo "demo: building the phyllo tool, the Uno firmware and the simulator"

@@ -26,6 +26,9 @@ test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json
 	$(HOST)/test-json
 	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
+	@d=$$(mktemp -d) && $(MAKE) --no-print-directory -s install DESTDIR=$$d PREFIX=/usr && \
+		test -x $$d/usr/bin/phyllo && test -f $$d/usr/share/man/man1/phyllo.1 && \
+		test -f $$d/usr/share/man/man4/phyllo.4 && rm -rf $$d && echo "ok   make install"
 
 $(HOST)/test-json: userspace/json.c userspace/json.h userspace/tests/test_json.c core/phyllo_msgpack.c $(CORE_HDR)
 	@mkdir -p $(@D)

@@ -19,7 +19,7 @@ trap 'kill $pids 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -p "$build/bench"
 
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
-	"$build/kmod-$kver/phyllo.ko:/lib/phyllo.ko" "$bin:/bin/phyllo" \
+	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$bin:/bin/phyllo" \
 	"$top/tests/bench/guest-bench.sh:/bench.sh"
 echo "bench: booting Linux $kver (2 vCPUs, TCG); $n1 round trips, $n2 streamed units per path"
 qemu-system-x86_64 -accel tcg -m 512M -smp 2 -display none -no-reboot \

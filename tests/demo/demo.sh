@@ -9,7 +9,7 @@
 # guest-demo.sh. Exits 0 only if the guest says every step passed.
 #
 # Expects what `make demo` builds: build/host/phyllo, build/host/phyllo-simavr,
-# the Uno firmware and phyllo.ko for the installed kernel (in BUILD/kmod-KVER).
+# the Uno firmware and phyllo.ko for the installed kernel (in BUILD/kmod/KVER).
 set -eu
 count=${1:-200}
 cli=${2:-0}	# 1: also run the CLI error-path tests in the guest
@@ -23,7 +23,7 @@ trap '[ -n "$sim_pid" ] && kill $sim_pid 2>/dev/null || true; rm -rf "$work"' EX
 
 echo "demo: [1/3] initramfs: busybox, phyllo.ko ($kver), ldattach, the phyllo tool"
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
-	"$build/kmod-$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
+	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
 	"$(command -v ldattach):/sbin/ldattach" "$top/tests/demo/guest-demo.sh:/demo.sh" \
 	"$top/tests/demo/guest-cli.sh:/cli.sh"
 
