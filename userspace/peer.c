@@ -317,6 +317,14 @@ static int peer_turn(struct peer *p)
 		if (n < next)
 			next = n;
 	}
+	if (p->o.role == ROLE_STREAM && p->sm.sent < p->sm.count) {
+		/* wake for the next paced send, not only for the stack */
+		uint64_t now = util_now_us();
+		uint32_t wait = p->sm.next_us > now ? (uint32_t)((p->sm.next_us - now) / 1000) : 0;
+
+		if (wait < next)
+			next = wait;
+	}
 	return (int)(next > 50 ? 50 : next);
 }
 

@@ -24,7 +24,7 @@ mkdir -p "$build/bench"
 echo "bench: booting Linux $kver (2 vCPUs, TCG); $n1 round trips, $n2 streamed units per path"
 qemu-system-x86_64 -accel tcg -m 512M -smp 2 -display none -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bench.sh phyllo.n1=$n1 phyllo.n2=$n2" \
+	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bench.sh phyllo.n1=$n1 phyllo.n2=$n2 phyllo.pause=${PAUSE:-50}" \
 	-serial "file:$work/console.log" \
 	-chardev "socket,id=s1,path=$work/s1,server=on,wait=off" -serial chardev:s1 \
 	-chardev "socket,id=s2,path=$work/s2,server=on,wait=off" -serial chardev:s2 \

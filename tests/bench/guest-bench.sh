@@ -7,7 +7,8 @@
 set -u
 n1=$(sed -n 's/.*phyllo\.n1=\([0-9]*\).*/\1/p' /proc/cmdline)
 n2=$(sed -n 's/.*phyllo\.n2=\([0-9]*\).*/\1/p' /proc/cmdline)
-pause=50
+pause=$(sed -n 's/.*phyllo\.pause=\([0-9]*\).*/\1/p' /proc/cmdline)
+pause=${pause:-50}
 for t in /dev/ttyS1 /dev/ttyS2 /dev/ttyS3; do stty -F $t raw -echo 115200; done
 
 load_pids=
