@@ -14,6 +14,7 @@
 set -u
 ko=$1 phyllo=$2 kclient=$3 count=${4:-10000} cycles=${5:-100}
 pty=/tmp/phyllo-pty
+kc() { timeout 900 "$kclient" "$@"; }	# never hang the whole boot
 fail() {
 	echo "test-kernel: FAIL: $*"
 	dmesg | tail -20
@@ -23,10 +24,10 @@ step() { echo "test-kernel: $*"; }
 
 # wait_for EXPR...: up to 10 s for `test EXPR...`.
 wait_for() {
-	i=0
+	tries=0
 	while ! test "$@"; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && return 1
+		tries=$((tries + 1))
+		[ $tries -gt 200 ] && return 1
 		sleep 0.05
 	done
 }
@@ -54,7 +55,7 @@ attach() {
 
 # The peer keeps the pty slave open, so detaching is setting N_TTY back.
 detach() {
-	[ -e /dev/phyllo0 ] && "$kclient" ldisc "$pty" 0
+	[ -e /dev/phyllo0 ] && kc ldisc "$pty" 0
 	kill "$lda"
 	wait "$lda" 2>/dev/null
 	wait_for ! -e /dev/phyllo0 || fail "/dev/phyllo0 still there after detach"
@@ -63,7 +64,7 @@ detach() {
 # json FILE KEY: the first number after "KEY": in FILE
 json() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
 
-"$kclient" insmod "$ko" || fail "insmod $ko"
+kc insmod "$ko" || fail "insmod $ko"
 [ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
 
 n=0
@@ -75,9 +76,9 @@ for preset in minimal reduced standard; do
 	# tty_name() of /dev/pts/N is ptsN
 	[ "$(cat /sys/class/phyllo/phyllo0/tty)" = "pts$(basename "$(readlink "$pty")")" ] ||
 		fail "sysfs tty attribute: $(cat /sys/class/phyllo/phyllo0/tty)"
-	[ "$("$kclient" unit "$pty")" = 0 ] || fail "PHYLLO_IOC_TTY_UNIT"
+	[ "$(kc unit "$pty")" = 0 ] || fail "PHYLLO_IOC_TTY_UNIT"
 	step "$preset: $count units each way"
-	"$kclient" echo /dev/phyllo0 "$count" "$peer" || fail "$preset echo"
+	kc echo /dev/phyllo0 "$count" "$peer" || fail "$preset echo"
 	wait "$peer"
 	detach
 done
@@ -85,7 +86,7 @@ done
 step "standard, peer drops 10% and corrupts 5% of frames: $count units each way"
 start_peer standard --drop 10 --corrupt 5 --seed 12345
 attach
-"$kclient" echo /dev/phyllo0 "$count" "$peer" >/tmp/lossy.json || {
+kc echo /dev/phyllo0 "$count" "$peer" >/tmp/lossy.json || {
 	cat /tmp/lossy.json
 	fail "lossy echo"
 }
@@ -107,7 +108,7 @@ step "hangup with a blocked reader and writer"
 echo 2 >/sys/module/phyllo/parameters/preset
 start_peer standard
 attach
-"$kclient" hangup /dev/phyllo0 "$peer" || fail "hangup"
+kc hangup /dev/phyllo0 "$peer" || fail "hangup"
 wait "$peer" 2>/dev/null
 detach
 
@@ -117,7 +118,7 @@ i=0
 while [ $i -lt "$cycles" ]; do
 	attach
 	if [ $((i % 25)) -eq 0 ]; then
-		"$kclient" echo /dev/phyllo0 10 >/dev/null || fail "echo in cycle $i"
+		kc echo /dev/phyllo0 10 >/dev/null || fail "echo in cycle $i"
 	fi
 	detach
 	i=$((i + 1))
@@ -125,8 +126,8 @@ done
 
 step "rmmod refused while attached, fine after"
 attach
-"$kclient" rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
-"$kclient" echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
+kc rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
+kc echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
 detach
 
 step "an unprivileged user may not attach"
@@ -139,5 +140,5 @@ grep -q "Operation not permitted" /tmp/unpriv.err ||
 	fail "unprivileged ldattach: $(cat /tmp/unpriv.err)"
 [ -e /dev/phyllo0 ] && fail "/dev/phyllo0 appeared for an unprivileged user"
 stop_peer
-"$kclient" rmmod phyllo || fail "rmmod after detach"
+kc rmmod phyllo || fail "rmmod after detach"
 step "all scenarios passed"
