@@ -9,7 +9,7 @@
 #   test-kernel  UML boots with phyllo.ko: ldattach, phyllo peer, /dev/phyllo0
 #   test-qemu    linux-image-amd64 under qemu (tcg): 1,000 units via ttyS1
 
-CHECK_TARGETS += module kunit test-qemu
+CHECK_TARGETS += module kunit test-kernel test-qemu
 
 .PHONY: module kunit test-kernel test-qemu
 
