@@ -27,6 +27,11 @@ struct ptest_suite {
 /* The KUnit case running a ptest case (cases run one at a time). */
 extern struct kunit *ptest_kunit;
 
+#define PTEST_STR(s) (s)
+#define PTEST_S "%s"
+#define PTEST_LOG(fmt, ...) kunit_info(ptest_kunit, fmt, ##__VA_ARGS__)
+#define PTEST_NAME(fn) #fn
+
 #define PTEST_EXPECT(cond) KUNIT_EXPECT_TRUE(ptest_kunit, cond)
 #define PTEST_EXPECT_EQ(a, b) KUNIT_EXPECT_EQ(ptest_kunit, (long)(a), (long)(b))
 #define PTEST_EXPECT_MEM(a, b, n) \
@@ -34,7 +39,7 @@ extern struct kunit *ptest_kunit;
 			    "memcmp(%s, %s, %ld)", #a, #b, (long)(n))
 #define printf(...) kunit_info(ptest_kunit, __VA_ARGS__)
 
-#define PTEST_CASE(fn) { #fn, fn }
+#define PTEST_CASE(fn) { PTEST_NAME(fn), fn }
 #define PTEST_SUITE(var, sname, arr) \
 	const struct ptest_suite var = { sname, arr, ARRAY_SIZE(arr) }
 
