@@ -9,7 +9,9 @@
  * non-blocking calls; phyllo_chrdev.c only adds the user copies.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/poll.h>
 #include <linux/slab.h>
 
@@ -836,7 +838,105 @@ static void link_file_release_frees_queued_units(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, list_empty(&b->files));
 }
 
+/* A sleeper in its own thread: read, write or fsync, blocking. */
+struct glue_sleeper {
+	struct phyllo_file *pf;
+	int op;			/* 0 read, 1 write, 2 fsync */
+	long ret;
+	struct completion done;
+};
+
+static int glue_sleeper_fn(void *arg)
+{
+	struct glue_sleeper *s = arg;
+	struct phyllo_rxunit *ru;
+	u8 unit[4] = { 0x10, 1, 2, 3 };
+	int err = 0;
+
+	if (s->op == 0) {
+		ru = phyllo_file_recv(s->pf, PHYLLO_UNIT_MAX, false, &err);
+		s->ret = ru ? ru->len : err;
+		kfree(ru);
+	} else if (s->op == 1) {
+		s->ret = phyllo_file_send(s->pf, unit, sizeof(unit), false);
+	} else {
+		s->ret = phyllo_file_fsync(s->pf);
+	}
+	complete(&s->done);
+	return 0;
+}
+
+static void glue_sleep(struct kunit *test, struct glue_sleeper *s,
+		       struct phyllo_file *pf, int op)
+{
+	struct task_struct *t;
+
+	s->pf = pf;
+	s->op = op;
+	init_completion(&s->done);
+	t = kthread_run(glue_sleeper_fn, s, "phyllo-test-%d", op);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	msleep(50);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&s->done),
+			       "op %d did not block", op);
+}
+
+static void glue_woken(struct kunit *test, struct glue_sleeper *s, long want)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, wait_for_completion_timeout(&s->done, 5 * HZ),
+			      "op %d still asleep", s->op);
+	KUNIT_EXPECT_EQ(test, s->ret, want);
+}
+
+static void link_kill_wakes_blocked_reader_and_writer(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fr = glue_file(test, 0, a);
+	struct phyllo_file *fw = glue_file(test, 1, a);
+	struct glue_sleeper rd, wr;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, glue_send(fw, 0x10, i, 2), 2);
+	glue_sleep(test, &rd, fr, 0);
+	glue_sleep(test, &wr, fw, 1);
+	phyllo_link_kill(a);
+	glue_woken(test, &rd, 0);
+	glue_woken(test, &wr, -EIO);
+}
+
+static void link_delivery_wakes_blocked_reader(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct glue_sleeper rd;
+
+	glue_sleep(test, &rd, fb, 0);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 9, 7), 7);
+	glue_pump(a, b);
+	glue_woken(test, &rd, 7);
+}
+
+static void link_fsync_sleeps_until_acked(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct glue_sleeper fs;
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	glue_sleep(test, &fs, fa, 2);
+	glue_pump_wait(a, b);
+	glue_woken(test, &fs, 0);
+}
+
 static struct kunit_case link_cases[] = {
+	KUNIT_CASE(link_kill_wakes_blocked_reader_and_writer),
+	KUNIT_CASE(link_delivery_wakes_blocked_reader),
+	KUNIT_CASE(link_fsync_sleeps_until_acked),
 	KUNIT_CASE(link_minimal_roundtrip_at_mtu),
 	KUNIT_CASE(link_reduced_roundtrip_at_mtu),
 	KUNIT_CASE(link_standard_roundtrip_at_mtu),
