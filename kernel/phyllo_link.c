@@ -112,7 +112,7 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 	link->session_base += link->stack.stats.sessions;
 	link->lost_base += link->stack.stats.tx_reset_lost;
 	ret = phyllo_stack_init(&link->stack, cfg->preset, &ac, &out,
-				get_random_u8(), phyllo_now_ms());
+				get_random_u32(), phyllo_now_ms());
 	if (ret < 0)
 		return phyllo_err_to_errno(ret);
 	link->cfg = *cfg;
@@ -276,7 +276,8 @@ static void phyllo_link_check_reset_locked(struct phyllo_link *link)
  */
 void phyllo_link_kick_locked(struct phyllo_link *link)
 {
-	u16 next = 1;
+	/* With the fifo backed up, write_wakeup brings the next kick. */
+	u16 next = 1000;
 
 	if (link->dead)
 		return;

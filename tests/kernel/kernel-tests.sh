@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The scenarios of make test-kernel, run as root on the kernel under test
 # (the UML guest boots into uml-init.sh, which runs this).
-# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT [COUNT] [CYCLES]
+# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT SCRATCH [COUNT] [CYCLES]
 #  1. per preset: phyllo peer --echo on a pty, ldattach 29 on its slave,
 #     COUNT units each way through /dev/phyllo0, none lost/dup/reordered;
 #  2. standard with the peer dropping 10% and corrupting 5% of frames:
@@ -12,8 +12,9 @@
 #  5. rmmod refused while attached, fine after; an unprivileged attach
 #     refused.
 set -u
-ko=$1 phyllo=$2 kclient=$3 count=${4:-10000} cycles=${5:-100}
-pty=/tmp/phyllo-pty
+ko=$1 phyllo=$2 kclient=$3 tmp=$4 count=${5:-10000} cycles=${6:-100}
+mkdir -p "$tmp"
+pty=$tmp/phyllo-pty
 kc() { timeout 900 "$kclient" "$@"; }	# never hang the whole boot
 fail() {
 	echo "test-kernel: FAIL: $*"
@@ -35,9 +36,9 @@ wait_for() {
 start_peer() {	# preset [fault options...]
 	preset=$1
 	shift
-	rm -f "$pty" /tmp/peer.json
+	rm -f "$pty" $tmp/peer.json
 	"$phyllo" peer --echo --preset "$preset" --pty "$pty" \
-		--stats /tmp/peer.json "$@" &
+		--stats $tmp/peer.json "$@" &
 	peer=$!
 	wait_for -e "$pty" || fail "phyllo peer made no pty"
 }
@@ -48,7 +49,7 @@ stop_peer() {
 }
 
 attach() {
-	ldattach -d 29 "$pty" 2>/tmp/ldattach.err &
+	ldattach -d 29 "$pty" 2>$tmp/ldattach.err &
 	lda=$!
 	wait_for -e /dev/phyllo0 || fail "no /dev/phyllo0 after ldattach 29 $pty"
 }
@@ -86,20 +87,20 @@ done
 step "standard, peer drops 10% and corrupts 5% of frames: $count units each way"
 start_peer standard --drop 10 --corrupt 5 --seed 12345
 attach
-kc echo /dev/phyllo0 "$count" "$peer" >/tmp/lossy.json || {
-	cat /tmp/lossy.json
+kc echo /dev/phyllo0 "$count" "$peer" >$tmp/lossy.json || {
+	cat $tmp/lossy.json
 	fail "lossy echo"
 }
 wait "$peer"
 detach
-cat /tmp/lossy.json /tmp/peer.json
+cat $tmp/lossy.json $tmp/peer.json
 kerr=0
 for c in rx_framing rx_length rx_crc rx_type rx_overflow rx_flags; do
-	kerr=$((kerr + $(json /tmp/lossy.json $c)))
+	kerr=$((kerr + $(json $tmp/lossy.json $c)))
 done
 # The injector's counts of frames it sent corrupted (its "tx" side).
-pcorrupt=$(grep -o '"tx":{[^}]*}' /tmp/peer.json | grep -o '"corrupted":[0-9]*' | cut -d: -f2)
-pdrop=$(grep -o '"tx":{[^}]*}' /tmp/peer.json | grep -o '"dropped":[0-9]*' | cut -d: -f2)
+pcorrupt=$(grep -o '"tx":{[^}]*}' $tmp/peer.json | grep -o '"corrupted":[0-9]*' | cut -d: -f2)
+pdrop=$(grep -o '"tx":{[^}]*}' $tmp/peer.json | grep -o '"dropped":[0-9]*' | cut -d: -f2)
 step "kernel counted $kerr bad frames; the peer corrupted $pcorrupt and dropped $pdrop"
 [ -n "$pcorrupt" ] && [ "$pcorrupt" -gt 0 ] || fail "no corruption injected"
 [ "$kerr" -eq "$pcorrupt" ] || fail "kernel error counters ($kerr) != injected corruptions ($pcorrupt)"
@@ -131,13 +132,14 @@ kc echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
 detach
 
 step "an unprivileged user may not attach"
-chown 65534:65534 "$(readlink -f "$pty")"
+ptsdev=$(readlink -f "$pty")
+chown 65534:65534 "$ptsdev"	# nobody owns the tty: only the ldisc refuses
 if timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups \
-	ldattach -d 29 "$pty" 2>/tmp/unpriv.err; then
+	ldattach -d 29 "$ptsdev" 2>$tmp/unpriv.err; then
 	fail "unprivileged ldattach succeeded"
 fi
-grep -q "Operation not permitted" /tmp/unpriv.err ||
-	fail "unprivileged ldattach: $(cat /tmp/unpriv.err)"
+grep -q "Operation not permitted" $tmp/unpriv.err ||
+	fail "unprivileged ldattach: $(cat $tmp/unpriv.err)"
 [ -e /dev/phyllo0 ] && fail "/dev/phyllo0 appeared for an unprivileged user"
 stop_peer
 kc rmmod phyllo || fail "rmmod after detach"

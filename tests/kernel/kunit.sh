@@ -12,6 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$("$here/kernel-tree.sh")
 build=$top/kunit
 jobs=${KUNIT_JOBS:-$(nproc)}
+mkdir -p "$build"
 cd "$top/src"
 python3 tools/testing/kunit/kunit.py run --build_dir="$build" \
 	--kunitconfig="$here/kunitconfig" --make_options CC="ccache gcc" \

@@ -15,9 +15,8 @@ mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts
 mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 ln -sf pts/ptmx /dev/ptmx
-mount -t tmpfs tmpfs /tmp
 sh "$PHYLLO_TESTS/kernel-tests.sh" "$PHYLLO_KO" "$PHYLLO_TOOL" "$PHYLLO_KCLIENT" \
-	"$PHYLLO_COUNT" "$PHYLLO_CYCLES"
+	"$PHYLLO_SCRATCH" "$PHYLLO_COUNT" "$PHYLLO_CYCLES"
 echo "PHYLLO-UML-EXIT $?"
 echo o >/proc/sysrq-trigger
 sleep 10
