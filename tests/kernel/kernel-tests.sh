@@ -129,6 +129,8 @@ step "rmmod refused while attached, fine after"
 attach
 kc rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
 kc echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
+[ "$(cat /sys/class/phyllo/phyllo0/statistics/rx_units)" -ge 10 ] ||
+	fail "sysfs statistics/rx_units"
 detach
 
 step "an unprivileged user may not attach"
