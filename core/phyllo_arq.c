@@ -50,12 +50,33 @@ static void arq_ask_again(struct phyllo_arq *a)
 	}
 }
 
-/* SYN and SYN|ACK carry one byte: how many units we take in flight. */
+static void arq_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint32_t arq_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * SYN:     seq = our nonce's low byte; payload = window, our nonce (32 bits).
+ * SYN|ACK: ack = the peer's nonce's low byte; payload adds the peer's nonce.
+ */
 static void arq_emit_syn(struct phyllo_arq *a, bool ack)
 {
-	arq_emit(a, a->local_nonce, ack ? a->peer_nonce : 0,
+	uint8_t body[9];
+
+	body[0] = a->cfg.window;
+	arq_put32(body + 1, a->local_nonce);
+	arq_put32(body + 5, a->peer_nonce);
+	arq_emit(a, (uint8_t)a->local_nonce, ack ? (uint8_t)a->peer_nonce : 0,
 		 PHYLLO_FLAG_SYN | (ack ? PHYLLO_FLAG_ACK : 0), PHYLLO_TYPE_CONTROL,
-		 &a->cfg.window, 1);
+		 body, ack ? 9 : 5);
 }
 
 /* Units we may have in flight: our window, or less if the peer said so. */
@@ -216,7 +237,6 @@ static void arq_open(struct phyllo_arq *a, uint32_t now)
 	a->tx_base = 0;
 	a->tx_sent = 0;
 	a->rx_next = 0;
-	a->peer_heard = false;
 	a->ack_pending = false;
 	a->nak_sent = false;
 	a->rto_armed = false;
@@ -237,25 +257,32 @@ static void arq_start_handshake(struct phyllo_arq *a, uint32_t now)
 static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *body,
 		       uint16_t nbody, uint32_t now)
 {
-	uint8_t nonce = p[0], ack = p[1], flags = p[2];
+	/* The full 32-bit nonces when the peer sends them, else the low byte. */
+	uint32_t nonce = nbody >= 5 ? arq_get32(body + 1) : p[0];
 
 	/* The peer's window, if it says (public peers send no SYN at all). */
 	a->peer_window = nbody ? body[0] : 0;
-	if (flags & PHYLLO_FLAG_ACK) {
+	if (p[2] & PHYLLO_FLAG_ACK) {
 		/* SYN|ACK: completes our handshake if it answers our SYN. */
-		if (a->state == PHYLLO_ARQ_SYN_SENT && ack == a->local_nonce) {
+		bool ours = nbody >= 9 ? arq_get32(body + 5) == a->local_nonce
+				       : p[1] == (uint8_t)a->local_nonce;
+
+		if (a->state == PHYLLO_ARQ_SYN_SENT && ours) {
 			a->peer_nonce = nonce;
 			arq_open(a, now);
 		}
 		return;
 	}
 	if (a->state == PHYLLO_ARQ_OPEN) {
-		/* A repeated SYN whose answer was lost: answer again. */
-		if (nonce == a->peer_nonce && !a->peer_heard) {
+		/*
+		 * The SYN of this very session, repeated or delayed: answer it
+		 * again and keep the session. A restarted peer has a new nonce
+		 * (random, or a boot counter), so only a new nonce ends it.
+		 */
+		if (nonce == a->peer_nonce) {
 			arq_emit_syn(a, true);
 			return;
 		}
-		/* Otherwise the peer restarted: this session is over. */
 		a->stats->peer_resets++;
 		arq_drop_inflight(a);
 	}
@@ -327,7 +354,6 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 	if (a->state != PHYLLO_ARQ_OPEN && !(flags & PHYLLO_FLAG_NOS))
 		return PHYLLO_E_NOSESSION;
 	if (a->state == PHYLLO_ARQ_OPEN) {
-		a->peer_heard = true;
 		if (flags & PHYLLO_FLAG_ACK)
 			arq_on_ack(a, p[1], flags & PHYLLO_FLAG_NAK, now_ms);
 	}
@@ -394,7 +420,7 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 
 int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 		    const struct phyllo_arq_link *link, struct phyllo_stats *stats,
-		    uint8_t nonce)
+		    uint32_t nonce)
 {
 	if (!cfg || !link || !link->send || !stats || cfg->window < 1 ||
 	    cfg->window > PHYLLO_ARQ_WINDOW_MAX || cfg->window > 127 ||

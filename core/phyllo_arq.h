@@ -77,10 +77,9 @@ struct phyllo_arq {
 	struct phyllo_arq_link link;
 	struct phyllo_stats *stats;
 	uint8_t state;          /* enum phyllo_arq_state */
-	uint8_t local_nonce;    /* our session identifier (SYN seq field) */
-	uint8_t peer_nonce;     /* peer's, learnt from its SYN or SYN|ACK */
+	uint32_t local_nonce;   /* our session identifier (sent in SYN) */
+	uint32_t peer_nonce;    /* peer's, learnt from its SYN or SYN|ACK */
 	uint8_t peer_window;    /* units the peer takes in flight (0: unsaid) */
-	bool peer_heard;        /* any unit from the peer in this session */
 	bool hold;              /* receiver full: do not accept or ack data */
 	/* transmit side */
 	uint8_t tx_base;        /* oldest unacknowledged seq */
@@ -119,11 +118,12 @@ struct phyllo_arq {
 	struct phyllo_arq_slot slot[PHYLLO_ARQ_WINDOW_MAX];
 };
 
-/* nonce: any value that differs between boots helps the peer tell a restart
- * from a repeated SYN (kernel: random; AVR: a boot counter or noise). */
+/* nonce: must differ from the one this side used before it (re)started:
+ * the peer tells a restart from a repeated or delayed SYN by it alone
+ * (kernel and userspace: random; AVR: a boot counter in EEPROM). */
 int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 		    const struct phyllo_arq_link *link, struct phyllo_stats *stats,
-		    uint8_t nonce);
+		    uint32_t nonce);
 /* Units that can still be queued now. */
 uint8_t phyllo_arq_room(const struct phyllo_arq *a);
 /* Queue a reliable unit; type >= 0x10. Returns 0, PHYLLO_E_AGAIN,

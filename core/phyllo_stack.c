@@ -77,7 +77,7 @@ static void stack_arq_send(void *ctx, const uint8_t *hdr, uint8_t nhdr,
 
 int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
 		      const struct phyllo_arq_config *arq_cfg,
-		      const struct phyllo_out *out, uint8_t nonce, uint32_t now_ms)
+		      const struct phyllo_out *out, uint32_t nonce, uint32_t now_ms)
 {
 	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
 	struct phyllo_arq_link link = { .send = stack_arq_send, .ctx = s };

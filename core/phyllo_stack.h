@@ -48,7 +48,7 @@ struct phyllo_stack {
 /* arq_cfg may be NULL for the defaults; nonce as for phyllo_arq_init(). */
 int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
 		      const struct phyllo_arq_config *arq_cfg,
-		      const struct phyllo_out *out, uint8_t nonce, uint32_t now_ms);
+		      const struct phyllo_out *out, uint32_t nonce, uint32_t now_ms);
 /* Largest application payload of the preset: 252, 247 or 243. */
 uint16_t phyllo_stack_mtu(uint8_t preset);
 /* Returns the number of bytes consumed; *got is true when *unit is set. */

@@ -39,14 +39,14 @@ static void led_set(void *ctx, bool on)
 		FW_LED_PORT &= (uint8_t)~_BV(FW_LED_BIT);
 }
 
-/* A boot counter in EEPROM byte 0 tells the peer a restart from a repeated
- * handshake (the reliable layer's session nonce). */
-static uint8_t boot_nonce(void)
+/* A boot counter in EEPROM bytes 0-3 tells the peer a restart from a
+ * repeated handshake (the reliable layer's session nonce). */
+static uint32_t boot_nonce(void)
 {
-	uint8_t *const addr = (uint8_t *)0;
-	uint8_t n = (uint8_t)(eeprom_read_byte(addr) + 1);
+	uint32_t *const addr = (uint32_t *)0;
+	uint32_t n = eeprom_read_dword(addr) + 1;
 
-	eeprom_update_byte(addr, n);
+	eeprom_update_dword(addr, n);
 	return n;
 }
 

@@ -133,7 +133,7 @@ int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
 		     const struct phyllo_arq_config *arq_cfg,
 		     const struct phyllo_out *out,
 		     const struct phyllo_node_hooks *hooks,
-		     uint8_t nonce, uint32_t now_ms)
+		     uint32_t nonce, uint32_t now_ms)
 {
 	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
 	struct phyllo_arq_config cfg = arq_cfg ? *arq_cfg : def;

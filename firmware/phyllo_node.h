@@ -62,7 +62,7 @@ int phyllo_node_init(struct phyllo_node *nd, uint8_t preset, bool pubsub,
 		     const struct phyllo_arq_config *arq_cfg,
 		     const struct phyllo_out *out,
 		     const struct phyllo_node_hooks *hooks,
-		     uint8_t nonce, uint32_t now_ms);
+		     uint32_t nonce, uint32_t now_ms);
 /* Feed received bytes; handles at most one unit. Returns bytes consumed:
  * call again with the rest. */
 uint16_t phyllo_node_feed(struct phyllo_node *nd, const uint8_t *buf, uint16_t n,

@@ -593,7 +593,7 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 static int peer_setup(struct peer *p)
 {
 	struct phyllo_out out = { stack_out, p };
-	uint8_t nonce;
+	uint32_t nonce;
 	int ret;
 
 	if (p->o.faulty && !(p->fault = fault_new(&p->o.fault, fault_emit, p)))
@@ -605,8 +605,8 @@ static int peer_setup(struct peer *p)
 	p->o.arq.window = (uint8_t)(p->o.window < PHYLLO_ARQ_WINDOW_MAX ? p->o.window
 					 : PHYLLO_ARQ_WINDOW_MAX);
 	p->o.payload.max = phyllo_stack_mtu(p->o.preset);
-	if (getrandom(&nonce, 1, 0) != 1)
-		nonce = (uint8_t)getpid();
+	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+		nonce = (uint32_t)getpid() ^ (uint32_t)util_now_us();
 	ret = phyllo_stack_init(&p->st, p->o.preset, &p->o.arq, &out, nonce, util_now_ms());
 	if (ret) {
 		fprintf(stderr, "phyllo peer: bad stack settings (%s): check --window and "

@@ -269,9 +269,9 @@ static void arq_peer_restart_resets_and_reports_loss(void)
 	arq_open_by_hand(4);
 	phyllo_arq_send(&a, 0x60, &x, 1, 0);
 	phyllo_arq_send(&a, 0x60, &x, 1, 0);
-	peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 1, NULL);	/* heard from the peer */
-	/* the same nonce again after data: the peer restarted */
-	PTEST_EXPECT_EQ(peer(0x77, 0, PHYLLO_FLAG_SYN, 0, 2, NULL), 0);
+	peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 1, NULL);
+	/* a SYN with a new nonce: the peer restarted */
+	PTEST_EXPECT_EQ(peer(0x78, 0, PHYLLO_FLAG_SYN, 0, 2, NULL), 0);
 	PTEST_EXPECT_EQ(stats.peer_resets, 1);
 	PTEST_EXPECT_EQ(stats.tx_reset_lost, 2);
 	PTEST_EXPECT_EQ(stats.sessions, 2);
@@ -282,6 +282,8 @@ static void arq_peer_restart_resets_and_reports_loss(void)
 
 static void arq_repeated_syn_answered_without_reset(void)
 {
+	uint8_t x = 0;
+
 	arq_fresh(true, 4);
 	peer(0x55, 0, PHYLLO_FLAG_SYN, 0, 0, NULL);
 	log_n = 0;
@@ -290,6 +292,33 @@ static void arq_repeated_syn_answered_without_reset(void)
 	PTEST_EXPECT_EQ(stats.peer_resets, 0);
 	PTEST_EXPECT_EQ(log_n, 1);
 	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+	/* even after data: a delayed copy of the session's SYN (a lossy,
+	 * reordering link) must not reset it */
+	peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 2, NULL);
+	phyllo_arq_send(&a, 0x60, &x, 1, 2);
+	peer(0x55, 0, PHYLLO_FLAG_SYN, 0, 3, NULL);
+	PTEST_EXPECT_EQ(stats.sessions, 1);
+	PTEST_EXPECT_EQ(a.rx_next, 1);
+	PTEST_EXPECT_EQ(a.tx_count, 1);
+}
+
+static void arq_syn_carries_32_bit_nonces(void)
+{
+	/* SYN from the peer: window 4, nonce 0x01020355 (low byte in seq) */
+	static const uint8_t syn[] = { 0x55, 0, PHYLLO_FLAG_SYN, 0, 4, 0x01, 0x02, 0x03, 0x55 };
+	/* the same low byte, another nonce: a restart, not a repeat */
+	static const uint8_t syn2[] = { 0x55, 0, PHYLLO_FLAG_SYN, 0, 4, 0x09, 0x02, 0x03, 0x55 };
+	struct phyllo_unit u;
+
+	arq_fresh(true, 4);
+	log_n = 0;
+	PTEST_EXPECT_EQ(phyllo_arq_receive(&a, syn, sizeof(syn), 0, &u), 0);
+	PTEST_EXPECT(a.peer_nonce == 0x01020355UL);
+	PTEST_EXPECT_EQ(log_len[0], 9);		/* window, our nonce, theirs */
+	PTEST_EXPECT_EQ(log_hdr[0][1], 0x55);
+	PTEST_EXPECT_EQ(phyllo_arq_receive(&a, syn2, sizeof(syn2), 1, &u), 0);
+	PTEST_EXPECT_EQ(stats.sessions, 2);
+	PTEST_EXPECT_EQ(stats.peer_resets, 1);
 }
 
 static void arq_rst_restarts_handshake(void)
@@ -415,7 +444,7 @@ static void arq_syn_carries_window_and_peer_limits_ours(void)
 
 	arq_fresh(true, 4);
 	phyllo_arq_poll(&a, 0);
-	PTEST_EXPECT_EQ(log_len[0], 1);		/* our SYN says "4" */
+	PTEST_EXPECT_EQ(log_len[0], 5);		/* our SYN: window 4 and nonce */
 	for (i = 0; i < 4; i++)			/* queued before the answer */
 		PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 1, 0), 0);
 	log_n = 0;
@@ -483,6 +512,7 @@ static const struct ptest_case arq_cases[] = {
 	PTEST_CASE(arq_stale_ack_counted_not_applied),
 	PTEST_CASE(arq_peer_restart_resets_and_reports_loss),
 	PTEST_CASE(arq_repeated_syn_answered_without_reset),
+	PTEST_CASE(arq_syn_carries_32_bit_nonces),
 	PTEST_CASE(arq_rst_restarts_handshake),
 	PTEST_CASE(arq_hold_refuses_then_naks_on_release),
 	PTEST_CASE(arq_rto_adapts_to_round_trip),

@@ -52,6 +52,8 @@ run_client() {
 	else
 		bad "$name"
 		cat "$dir/client.json" "$dir/client.err"
+		echo_stop
+		echo "echo peer:"; cat "$dir/echo.json" "$dir/echo.err" 2>/dev/null
 	fi
 }
 

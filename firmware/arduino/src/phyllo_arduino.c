@@ -8,6 +8,30 @@
  */
 #include "Phyllo.h"
 
+/*
+ * The session nonce must differ from the last boot's, or the host takes a
+ * restarted board for a repeated handshake. On the AVR: a boot counter in
+ * the last four bytes of EEPROM (keep sketches' EEPROM data clear of them).
+ */
+#ifdef __AVR__
+#include <avr/eeprom.h>
+
+static uint32_t boot_nonce(uint32_t now_ms)
+{
+	uint32_t *const addr = (uint32_t *)(E2END - 3);
+	uint32_t n = eeprom_read_dword(addr) + 1;
+
+	(void)now_ms;
+	eeprom_update_dword(addr, n);
+	return n;
+}
+#else
+static uint32_t boot_nonce(uint32_t now_ms)
+{
+	return now_ms * 2654435761UL;	/* no EEPROM known: the clock, spread */
+}
+#endif
+
 int phyllo_arduino_begin(struct phyllo_node *nd,
 			 void (*write)(void *ctx, const uint8_t *buf, uint16_t n),
 			 void *ctx, const struct phyllo_node_hooks *hooks,
@@ -16,8 +40,6 @@ int phyllo_arduino_begin(struct phyllo_node *nd,
 	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
 	struct phyllo_out out = { .write = write, .ctx = ctx };
 
-	cfg.window = PHYLLO_ARQ_WINDOW_MAX < cfg.window ? PHYLLO_ARQ_WINDOW_MAX : cfg.window;
-	/* The clock is the only noise a library can count on across boards. */
 	return phyllo_node_init(nd, PHYLLO_PRESET_STANDARD, true, &cfg, &out, hooks,
-				(uint8_t)now_ms, now_ms);
+				boot_nonce(now_ms), now_ms);
 }
