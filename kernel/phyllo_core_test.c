@@ -58,6 +58,35 @@ PHYLLO_CORE_SUITE(msgpack);
 PHYLLO_CORE_SUITE(stack);
 PHYLLO_CORE_SUITE(arq);
 
-kunit_test_suites(&phyllo_core_cobs_suite, &phyllo_core_crc_suite,
+/* Every suite the core lists must be mapped above, or it would not run. */
+static void core_suites_all_mapped(struct kunit *test)
+{
+	static const struct ptest_suite *const listed[] = { PHYLLO_CORE_SUITES };
+	static const struct ptest_suite *const mapped[] = {
+		&phyllo_suite_cobs, &phyllo_suite_crc, &phyllo_suite_layers,
+		&phyllo_suite_msgpack, &phyllo_suite_stack, &phyllo_suite_arq,
+	};
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(listed); i++) {
+		for (j = 0; j < ARRAY_SIZE(mapped); j++)
+			if (listed[i] == mapped[j])
+				break;
+		KUNIT_EXPECT_LT_MSG(test, j, ARRAY_SIZE(mapped),
+				    "core suite %s has no KUnit suite", listed[i]->name);
+	}
+}
+
+static struct kunit_case registry_cases[] = {
+	KUNIT_CASE(core_suites_all_mapped),
+	{}
+};
+
+static struct kunit_suite phyllo_core_registry_suite = {
+	.name = "phyllo_core_registry",
+	.test_cases = registry_cases,
+};
+
+kunit_test_suites(&phyllo_core_registry_suite, &phyllo_core_cobs_suite, &phyllo_core_crc_suite,
 		  &phyllo_core_layers_suite, &phyllo_core_msgpack_suite,
 		  &phyllo_core_stack_suite, &phyllo_core_arq_suite);
