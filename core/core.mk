@@ -37,8 +37,8 @@ AVR_BENCH_FLAGS := $(AVR_CORE_CFLAGS) -DPHYLLO_ARQ_WINDOW_MAX=2 -Wl,--gc-section
 bench-core: deps-core
 	@scripts/deps.sh avr
 	@mkdir -p $(BUILD)/bench $(BUILD)/avr-core $(HOST)
-	$(CC) -O2 -std=gnu11 $(WARN) -Icore $(CORE_SRC) core/bench/bench_host.c -o $(HOST)/bench-core
+	$(CC) -O2 -std=gnu11 $(WARN) -Icore $(CORE_SRC) tests/core-bench/bench_host.c -o $(HOST)/bench-core
 	$(HOST)/bench-core | tee $(BUILD)/bench/core-host.txt
 	avr-gcc $(AVR_BENCH_FLAGS) -Icore -Itests -Itests/vectors $(CORE_SRC) tests/vectors/phyllo_tuples.c \
-		core/bench/bench_avr.c -o $(BUILD)/avr-core/bench.elf
-	core/bench/run-avr.sh $(BUILD)/avr-core/bench.elf $(BUILD)/bench/core-avr.json
+		tests/core-bench/bench_avr.c -o $(BUILD)/avr-core/bench.elf
+	tests/core-bench/run-avr.sh $(BUILD)/avr-core/bench.elf $(BUILD)/bench/core-avr.json

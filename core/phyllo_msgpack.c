@@ -200,7 +200,7 @@ static const uint8_t mp_info[32] PHYLLO_ROM = {
 	MP_VAL | 0, MP_BAD, MP_VAL | 0, MP_VAL | 0,			/* nil, -, false, true */
 	MP_LEN | 1, MP_LEN | 2, MP_LEN | 4,				/* bin 8/16/32 */
 	MP_BAD, MP_BAD, MP_BAD,						/* ext: refused */
-	MP_VAL | 4, MP_VAL | 8,						/* float 32/64 */
+	MP_VAL | 4, MP_VAL | 8,						/* f32, f64 bits */
 	MP_VAL | 1, MP_VAL | 2, MP_VAL | 4, MP_VAL | 8,			/* uint */
 	MP_VAL | 1, MP_VAL | 2, MP_VAL | 4, MP_VAL | 8,			/* int */
 	MP_BAD, MP_BAD, MP_BAD, MP_BAD, MP_BAD,				/* fixext */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * phyllo_msgpack.h - a small MessagePack (spec v5) writer and reader with
- * no heap, no recursion and no floating point: floats travel as their IEEE
- * bit patterns, so the AVR never links a float library.
+ * no heap, no recursion and no floating point: f32/f64 values travel as
+ * their IEEE bit patterns, so the AVR never links a soft-FP library.
  *
  * Writer: errors are sticky; check phyllo_mp_writer.err once at the end.
  * Reader: phyllo_mp_read() returns one token; containers are read as a
