@@ -7,8 +7,8 @@
  * This is not the IEEE CRC-32.
  *
  * The reflected polynomial only has bits 23..31 set, so every entry of the
- * byte table has its low 16 bits clear, and by linearity the byte table is
- * the xor of two 16-entry nibble tables of 16-bit values: 64 bytes in all.
+ * byte table has its low 16 bits clear: 256 16-bit values, 512 bytes, kept
+ * in flash on the AVR (no RAM).
  *
  * Incremental use: crc = PHYLLO_CRC_INIT; crc = phyllo_crc_update(crc, ...)
  * as often as needed; result = crc ^ PHYLLO_CRC_XOROUT.
@@ -26,7 +26,9 @@ uint32_t phyllo_crc_update_bitwise(uint32_t crc, const uint8_t *p, uint16_t n);
 /* Whole-buffer convenience: init, update, xor-out. */
 uint32_t phyllo_crc32(const uint8_t *p, uint16_t n);
 
-/* Bytes of RAM the fast version's tables occupy (for the benchmarks). */
+/* Bytes the fast version's tables occupy, and how many of them are RAM
+ * (none where PHYLLO_ROM is flash), for the benchmarks. */
 extern const uint16_t phyllo_crc_table_bytes;
+extern const uint16_t phyllo_crc_table_ram_bytes;
 
 #endif /* PHYLLO_CRC_H */

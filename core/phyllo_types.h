@@ -39,9 +39,11 @@
 #ifdef __AVR__
 #include <avr/pgmspace.h>
 #define PHYLLO_ROM PROGMEM
+#define PHYLLO_ROM_IS_FLASH 1
 #define phyllo_rom_byte(p) pgm_read_byte(p)
 #else
 #define PHYLLO_ROM
+#define PHYLLO_ROM_IS_FLASH 0
 #define phyllo_rom_byte(p) (*(p))
 #endif
 

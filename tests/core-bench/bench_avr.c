@@ -73,7 +73,9 @@ static void bench_bytes(void)
 	printf_P(PSTR("crc_cycles_x100_per_byte %lu\n"), c * 100 / BYTES);
 	MEASURE(c, sinkhole = phyllo_crc_update_bitwise(PHYLLO_CRC_INIT, data, BYTES));
 	printf_P(PSTR("crc_bitwise_cycles_x100_per_byte %lu\n"), c * 100 / BYTES);
-	printf_P(PSTR("crc_table_ram_bytes %u\n"), phyllo_crc_table_bytes);
+	printf_P(PSTR("crc_table_ram_bytes %u\n"), phyllo_crc_table_ram_bytes);
+	printf_P(PSTR("crc_table_flash_bytes %u\n"),
+		 phyllo_crc_table_bytes - phyllo_crc_table_ram_bytes);
 	MEASURE(c, sinkhole = phyllo_cobs_encode(data, BYTES, wire, sizeof(wire)));
 	printf_P(PSTR("cobs_encode_cycles_x100_per_byte %lu\n"), c * 100 / BYTES);
 	MEASURE(c, sinkhole = phyllo_cobs_decode(wire, BYTES + 1, data, BYTES));

@@ -12,8 +12,9 @@ get() { echo "$raw" | awk -v k="$1" '$1 == k { print $2 }'; }
 x100() { v=$(get "$1"); printf '%d.%02d' $((v / 100)) $((v % 100)); }
 
 echo "AVR ATmega328P @ 16 MHz under simavr (exact cycles)"
-printf '  CRC-32 (Ray32sub8) table   %s cycles/byte, tables %s bytes of RAM (bitwise: %s)\n' \
-	"$(x100 crc_cycles_x100_per_byte)" "$(get crc_table_ram_bytes)" "$(x100 crc_bitwise_cycles_x100_per_byte)"
+printf '  CRC-32 (Ray32sub8) table   %s cycles/byte, tables %s bytes of RAM + %s of flash (bitwise: %s)\n' \
+	"$(x100 crc_cycles_x100_per_byte)" "$(get crc_table_ram_bytes)" "$(get crc_table_flash_bytes)" \
+	"$(x100 crc_bitwise_cycles_x100_per_byte)"
 printf '  COBS encode                %s cycles/byte\n' "$(x100 cobs_encode_cycles_x100_per_byte)"
 printf '  COBS decode (in place)     %s cycles/byte\n' "$(x100 cobs_decode_cycles_x100_per_byte)"
 echo "  tuple through standard + pub-sub (cycles):"
