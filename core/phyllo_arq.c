@@ -134,34 +134,37 @@ static uint16_t clamp16(uint32_t v, uint16_t lo, uint16_t hi)
 /* The timeout the round-trip estimate gives, without backoff. */
 static uint16_t arq_rto_estimate(const struct phyllo_arq *a)
 {
-	uint32_t var4 = a->rttvar4 ? a->rttvar4 : 1;
+	uint16_t var4 = a->rttvar4 ? a->rttvar4 : 1;
 
 	if (!a->rtt_valid)
 		return a->cfg.rto_init_ms;
-	return clamp16(((uint32_t)a->srtt8 >> 3) + var4, a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+	return clamp16((uint16_t)((a->srtt8 >> 3) + var4), a->cfg.rto_min_ms, a->cfg.rto_max_ms);
 }
 
-/* Jacobson/Karels with shifts only: srtt8 = 8 * SRTT, rttvar4 = 4 * RTTVAR,
- * RTO = SRTT + 4 * RTTVAR, within the configured bounds. */
-static void arq_rtt_sample(struct phyllo_arq *a, uint32_t r)
+/*
+ * Jacobson/Karels with shifts only: srtt8 = 8 * SRTT, rttvar4 = 4 * RTTVAR,
+ * RTO = SRTT + 4 * RTTVAR, within the configured bounds. 16-bit arithmetic
+ * on purpose (an 8-bit MCU does it per ACK): with samples capped at 8 s,
+ * srtt8 stays <= 64,000 and rttvar4 <= 32,000.
+ */
+static void arq_rtt_sample(struct phyllo_arq *a, uint32_t sample)
 {
-	uint32_t srtt8 = a->srtt8, var4 = a->rttvar4;
+	uint16_t r = sample > 8000 ? 8000 : (uint16_t)sample;
+	uint16_t srtt8 = a->srtt8, var4 = a->rttvar4;
 
-	if (r > 8000)
-		r = 8000;
 	if (!a->rtt_valid) {
-		srtt8 = r << 3;
-		var4 = r << 1;
+		srtt8 = (uint16_t)(r << 3);
+		var4 = (uint16_t)(r << 1);
 		a->rtt_valid = true;
 	} else {
-		uint32_t s = srtt8 >> 3;
-		uint32_t err = r > s ? r - s : s - r;
+		uint16_t s = srtt8 >> 3;
+		uint16_t err = r > s ? r - s : s - r;
 
-		srtt8 = srtt8 - (srtt8 >> 3) + r;
-		var4 = var4 - (var4 >> 2) + err;
+		srtt8 = (uint16_t)(srtt8 - (srtt8 >> 3) + r);
+		var4 = (uint16_t)(var4 - (var4 >> 2) + err);
 	}
-	a->srtt8 = (uint16_t)srtt8;
-	a->rttvar4 = (uint16_t)var4;
+	a->srtt8 = srtt8;
+	a->rttvar4 = var4;
 	a->rto = arq_rto_estimate(a);
 	a->stats->rtt_ms = srtt8 >> 3;
 	a->stats->rto_ms = a->rto;

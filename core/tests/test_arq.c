@@ -367,6 +367,23 @@ static void arq_rto_adapts_to_round_trip(void)
 	PTEST_EXPECT_EQ(a.rto, 10);
 }
 
+/* Samples are capped at 8 s: the 16-bit estimator cannot overflow. */
+static void arq_rtt_huge_samples_stay_bounded(void)
+{
+	uint8_t x = 0, i;
+	uint32_t t = 0;
+
+	arq_open_by_hand(1);
+	for (i = 0; i < 40; i++) {
+		phyllo_arq_send(&a, 0x60, &x, 1, t);
+		t += 60000;
+		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
+	}
+	PTEST_EXPECT_EQ(stats.rtt_ms, 8000);
+	PTEST_EXPECT_EQ(a.rto, 1000);
+	PTEST_EXPECT(a.srtt8 <= 64000u && a.rttvar4 <= 32000u);
+}
+
 static void arq_unreliable_bypasses_sequence(void)
 {
 	struct phyllo_unit u;
@@ -516,6 +533,7 @@ static const struct ptest_case arq_cases[] = {
 	PTEST_CASE(arq_rst_restarts_handshake),
 	PTEST_CASE(arq_hold_refuses_then_naks_on_release),
 	PTEST_CASE(arq_rto_adapts_to_round_trip),
+	PTEST_CASE(arq_rtt_huge_samples_stay_bounded),
 	PTEST_CASE(arq_unreliable_bypasses_sequence),
 	PTEST_CASE(arq_rejects_unknown_flags_and_truncation),
 	PTEST_CASE(arq_without_handshake_starts_open),
