@@ -39,9 +39,11 @@ int phyllo_chunk_feed(struct phyllo_chunk *c, const uint8_t *buf, uint16_t n, ui
 	/* memchr and memcpy rather than a byte loop: the C library's are
 	 * tuned, and an 8-bit MCU spends most of its receive time here. */
 	while (p != end) {
-		const uint8_t *z = memchr(p, PHYLLO_DELIMITER, (size_t)(end - p));
+		const uint8_t *z = *p == PHYLLO_DELIMITER ? p :	/* a frame's leading 0 */
+				   memchr(p, PHYLLO_DELIMITER, (size_t)(end - p));
 
-		chunk_append(c, p, (uint16_t)((z ? z : end) - p));
+		if (z != p)
+			chunk_append(c, p, (uint16_t)((z ? z : end) - p));
 		if (!z)
 			break;
 		p = z + 1;
