@@ -94,13 +94,13 @@ endif
 # ---- simulator harness (host) ------------------------------------------
 FW_SIM      := $(HOST)/phyllo-simavr
 FW_SIM_CORE := $(filter-out %_test.c,$(wildcard core/phyllo_*.c))
-FW_SIM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Icore \
+FW_SIM_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -Icore -Iuserspace \
 	$(shell pkg-config --cflags simavr 2>/dev/null || echo -I/usr/include/simavr)
 FW_SIM_LIBS := $(shell pkg-config --libs simavr 2>/dev/null || echo -lsimavr) -lelf
 
-$(FW_SIM): tests/simavr/phyllo_simavr.c $(FW_SIM_CORE) $(wildcard core/*.h) | deps-avr
+$(FW_SIM): tests/simavr/phyllo_simavr.c userspace/util.c $(FW_SIM_CORE) $(wildcard core/*.h) | deps-avr
 	@mkdir -p $(@D)
-	$(CC) $(FW_SIM_CFLAGS) tests/simavr/phyllo_simavr.c $(FW_SIM_CORE) -o $@ $(FW_SIM_LIBS)
+	$(CC) $(FW_SIM_CFLAGS) tests/simavr/phyllo_simavr.c userspace/util.c $(FW_SIM_CORE) -o $@ $(FW_SIM_LIBS)
 
 .PHONY: simavr-harness
 simavr-harness: $(FW_SIM)

@@ -45,13 +45,8 @@ const char *util_phyllo_strerror(int err)
 	return names[-err];
 }
 
-const char *const util_stats_names[] = {
-	"rx_bytes", "rx_frames", "rx_units", "rx_overflow", "rx_framing", "rx_length",
-	"rx_crc", "rx_type", "rx_flags", "rx_seq", "rx_dup", "rx_ack_stale",
-	"rx_nosession", "rx_hold", "rx_naks", "tx_units", "tx_frames", "tx_bytes",
-	"tx_retransmits", "tx_timeouts", "tx_acks", "tx_naks", "tx_reset_lost",
-	"sessions", "peer_resets", "rtt_ms", "rto_ms",
-};
+#define UTIL_STAT_NAME(f) #f,
+const char *const util_stats_names[] = { PHYLLO_STATS_LIST(UTIL_STAT_NAME) };
 const unsigned int util_stats_count = sizeof(util_stats_names) / sizeof(util_stats_names[0]);
 _Static_assert(sizeof(util_stats_names) / sizeof(util_stats_names[0]) == PHYLLO_STATS_FIELDS,
 	       "every counter needs a name");

@@ -49,6 +49,7 @@
 #include <avr_uart.h>
 
 #include "phyllo_stack.h"
+#include "util.h"
 #include "phyllo_pubsub.h"
 #include "phyllo_msgpack.h"
 
@@ -627,18 +628,6 @@ static void usage(void)
 	exit(2);
 }
 
-static uint8_t preset_parse(const char *s)
-{
-	if (!strcmp(s, "minimal"))
-		return PHYLLO_PRESET_MINIMAL;
-	if (!strcmp(s, "reduced"))
-		return PHYLLO_PRESET_REDUCED;
-	if (!strcmp(s, "standard"))
-		return PHYLLO_PRESET_STANDARD;
-	usage();
-	return 0;
-}
-
 struct options {
 	const char *mcu, *payload, *elf, *prof_path;
 	uint32_t freq, noise_ms;
@@ -668,7 +657,7 @@ static void options_parse(struct options *o, int argc, char **argv)
 		else if (!strcmp(a, "--seconds")) o->seconds = strtod(v, NULL);
 		else if (!strcmp(a, "--link")) hs.link = v;
 		else if (!strcmp(a, "--profile")) o->prof_path = v;
-		else if (!strcmp(a, "--preset")) hs.cl.preset = preset_parse(v);
+		else if (!strcmp(a, "--preset")) hs.cl.preset = util_parse_preset(v);
 		else if (!strcmp(a, "--payload")) o->payload = v;
 		else if (!strcmp(a, "--count")) hs.cl.count = (uint32_t)strtoul(v, NULL, 0);
 		else if (!strcmp(a, "--window")) hs.cl.window = (uint32_t)strtoul(v, NULL, 0);
