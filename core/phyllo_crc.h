@@ -19,7 +19,7 @@
 #include "phyllo_types.h"
 #include "phyllo_wire.h"
 
-/* Table-driven update (64 bytes of tables). */
+/* Table-driven update (512 bytes of table, in flash on the AVR). */
 uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n);
 /* Bit-at-a-time reference; slow, table-free, used to check the fast one. */
 uint32_t phyllo_crc_update_bitwise(uint32_t crc, const uint8_t *p, uint16_t n);

@@ -42,21 +42,19 @@ int phyllo_validated_parse(const uint8_t *p, uint16_t n, struct phyllo_unit *u)
 	return 0;
 }
 
-int phyllo_validated_header(uint8_t hdr[PHYLLO_VALIDATED_HDR], uint8_t type,
-			    const uint8_t *pre, uint16_t npre,
+int phyllo_validated_header(uint8_t *hdr, uint8_t type, uint8_t npre,
 			    const uint8_t *body, uint16_t nb)
 {
 	uint32_t crc;
 
 	if (npre + nb > PHYLLO_VALIDATED_MAX)
 		return PHYLLO_E_TOOBIG;
-	crc = phyllo_crc_update(PHYLLO_CRC_INIT, &type, 1);
-	crc = phyllo_crc_update(crc, pre, npre);
+	hdr[4] = type;
+	crc = phyllo_crc_update(PHYLLO_CRC_INIT, hdr + 4, 1 + npre);
 	crc = phyllo_crc_update(crc, body, nb) ^ PHYLLO_CRC_XOROUT;
 	hdr[0] = (uint8_t)(crc >> 24);
 	hdr[1] = (uint8_t)(crc >> 16);
 	hdr[2] = (uint8_t)(crc >> 8);
 	hdr[3] = (uint8_t)crc;
-	hdr[4] = type;
 	return PHYLLO_VALIDATED_HDR;
 }

@@ -29,12 +29,13 @@ int phyllo_datagram_header(uint8_t hdr[PHYLLO_DATAGRAM_HDR], uint8_t type, uint1
  * PHYLLO_E_CRC on a checksum mismatch. */
 int phyllo_validated_parse(const uint8_t *p, uint16_t n, struct phyllo_unit *u);
 /*
- * Writes the 5-byte header (CRC, type) for type + pre[0..npre) + body[0..nb)
- * where pre is an upper layer's header: the CRC covers all of it.
- * Returns PHYLLO_VALIDATED_HDR or PHYLLO_E_TOOBIG.
+ * Writes the 5-byte header (CRC, type) at hdr[0..5) for type + pre + body,
+ * where pre is an upper layer's header of npre bytes the caller has already
+ * put right behind it, at hdr[5..5 + npre): the CRC covers all of it, and a
+ * contiguous header is checksummed in one pass. Returns PHYLLO_VALIDATED_HDR
+ * or PHYLLO_E_TOOBIG.
  */
-int phyllo_validated_header(uint8_t hdr[PHYLLO_VALIDATED_HDR], uint8_t type,
-			    const uint8_t *pre, uint16_t npre,
+int phyllo_validated_header(uint8_t *hdr, uint8_t type, uint8_t npre,
 			    const uint8_t *body, uint16_t nb);
 
 #endif /* PHYLLO_DATAGRAM_H */

@@ -55,15 +55,16 @@ static int stack_emit(struct phyllo_stack *s, uint8_t type, const uint8_t *pre, 
 	} else {
 		uint16_t inner = PHYLLO_VALIDATED_HDR + npre + nb;
 
+		/* pre first: the validated header checksums it in place */
+		if (npre)
+			memcpy(hdr + n + PHYLLO_VALIDATED_HDR, pre, npre);
 		ret = phyllo_datagram_header(hdr, PHYLLO_TYPE_VALIDATED, inner);
 		if (ret >= 0)
-			ret = phyllo_validated_header(hdr + n, type, pre, npre, body, nb);
+			ret = phyllo_validated_header(hdr + n, type, npre, body, nb);
 		n += PHYLLO_VALIDATED_HDR;
 	}
 	if (ret < 0)
 		return ret;
-	if (npre)
-		memcpy(hdr + n, pre, npre);
 	stack_write_frame(s, hdr, n + npre, body, nb);
 	return 0;
 }

@@ -34,17 +34,20 @@
 
 /*
  * Constant tables an 8-bit MCU should keep in flash rather than in its
- * scarce RAM: declare them PHYLLO_ROM and read bytes with phyllo_rom_byte().
+ * scarce RAM: declare them PHYLLO_ROM and read them with phyllo_rom_byte()
+ * and phyllo_rom_word().
  */
 #ifdef __AVR__
 #include <avr/pgmspace.h>
 #define PHYLLO_ROM PROGMEM
 #define PHYLLO_ROM_IS_FLASH 1
 #define phyllo_rom_byte(p) pgm_read_byte(p)
+#define phyllo_rom_word(p) pgm_read_word(p)
 #else
 #define PHYLLO_ROM
 #define PHYLLO_ROM_IS_FLASH 0
 #define phyllo_rom_byte(p) (*(p))
+#define phyllo_rom_word(p) (*(p))
 #endif
 
 /*

@@ -53,16 +53,17 @@ static void validated_parses_example(void)
 
 static void validated_header_builds_example(void)
 {
-	uint8_t hdr[5];
+	uint8_t hdr[5 + 4];
 
-	PTEST_EXPECT_EQ(phyllo_validated_header(hdr, 0x10, NULL, 0, payload5, 5), 5);
+	PTEST_EXPECT_EQ(phyllo_validated_header(hdr, 0x10, 0, payload5, 5), 5);
 	PTEST_EXPECT_MEM(hdr, phyllo_vec_validated, 5);
-	/* the reliable example: header as "pre", payload as body */
-	PTEST_EXPECT_EQ(phyllo_validated_header(hdr, 0x23, phyllo_vec_reliable, 4,
-						phyllo_vec_reliable + 4, 3), 5);
+	/* the reliable example: its header as "pre", right behind, and the
+	 * payload as body; pre is left as it was */
+	memcpy(hdr + 5, phyllo_vec_reliable, 4);
+	PTEST_EXPECT_EQ(phyllo_validated_header(hdr, 0x23, 4, phyllo_vec_reliable + 4, 3), 5);
 	PTEST_EXPECT_MEM(hdr, phyllo_vec_reliable_frame + 2, 5);
-	PTEST_EXPECT_EQ(phyllo_validated_header(hdr, 0x10, NULL, 0, payload5, 248),
-			PHYLLO_E_TOOBIG);
+	PTEST_EXPECT_MEM(hdr + 5, phyllo_vec_reliable, 4);
+	PTEST_EXPECT_EQ(phyllo_validated_header(hdr, 0x10, 0, payload5, 248), PHYLLO_E_TOOBIG);
 }
 
 static void validated_rejects_bad_crc_and_truncation(void)
