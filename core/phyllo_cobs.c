@@ -117,3 +117,119 @@ uint16_t phyllo_cobs_write(const struct phyllo_out *out, const uint8_t *head, ui
 		}
 	}
 }
+
+void phyllo_cobs_rx_init(struct phyllo_cobs_rx *r)
+{
+	r->len = 0;
+	r->wire = 0;
+	r->left = 0;
+	r->zero = false;
+	r->skip = false;
+}
+
+/* A code byte: the zero the last group stands for, then a new group. A
+ * group that would take the chunk past its limit starts the skipping. */
+static void cobs_rx_code(struct phyllo_cobs_rx *r, uint8_t code)
+{
+	uint16_t wire = r->wire + code;
+
+	if (wire > PHYLLO_CHUNK_MAX) {
+		r->skip = true;
+		r->wire++;
+		return;
+	}
+	if (r->zero)
+		r->buf[r->len++] = 0;
+	r->zero = code != 0xff;
+	r->left = (uint8_t)(code - 1);
+	r->wire = wire;
+}
+
+/* Copy up to k bytes of a group, stopping before a delimiter; returns how
+ * many. Its own function, so the loop owns the pointer registers. */
+static uint8_t cobs_rx_run(uint8_t *o, const uint8_t *q, uint8_t k)
+{
+	uint8_t rest = k;
+
+	do {
+		uint8_t b = *q++;
+
+		if (b == PHYLLO_DELIMITER)
+			break;
+		*o++ = b;
+	} while (--rest);
+	return (uint8_t)(k - rest);
+}
+
+/* Copy the current group's bytes that are here, up to a delimiter. The
+ * limit checked at the code byte makes room for them. */
+static const uint8_t *cobs_rx_copy(struct phyllo_cobs_rx *r, const uint8_t *p,
+				   const uint8_t *end)
+{
+	uint8_t k = r->left;
+
+	if (k > end - p)
+		k = (uint8_t)(end - p);
+	k = cobs_rx_run(r->buf + r->len, p, k);
+	r->left -= k;
+	r->len += k;
+	return p + k;
+}
+
+/* An over-long chunk: count its bytes (to a ceiling) up to a delimiter. */
+static const uint8_t *cobs_rx_skip(struct phyllo_cobs_rx *r, const uint8_t *p,
+				   const uint8_t *end)
+{
+	const uint8_t *z = memchr(p, PHYLLO_DELIMITER, (size_t)(end - p));
+	uint16_t k;
+
+	if (!z)
+		z = end;
+	k = (uint16_t)(z - p);
+	r->wire += k > PHYLLO_CHUNK_MAX ? PHYLLO_CHUNK_MAX : k;
+	if (r->wire > PHYLLO_CHUNK_MAX + 1)
+		r->wire = PHYLLO_CHUNK_MAX + 1;
+	return z;
+}
+
+/* The delimiter: the verdict on the chunk it ends, and a fresh start. */
+static int cobs_rx_end(struct phyllo_cobs_rx *r)
+{
+	uint16_t wire = r->skip ? r->wire : r->wire - r->left;
+	int ret = !wire ? 0 : wire > PHYLLO_CHUNK_MAX ? PHYLLO_E_OVERFLOW :
+		  r->skip || r->left ? PHYLLO_E_FRAMING : 1;
+	uint16_t len = r->len;
+
+	phyllo_cobs_rx_init(r);
+	if (ret == 1)
+		r->len = len;	/* the frame, until the next call */
+	return ret;
+}
+
+int phyllo_cobs_rx_feed(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n,
+			uint16_t *used)
+{
+	const uint8_t *p = buf, *end = buf + n;
+
+	if (!r->wire)
+		r->len = 0;	/* the last frame returned is done with */
+	while (p != end) {
+		if (*p == PHYLLO_DELIMITER) {
+			int ret = cobs_rx_end(r);
+
+			p++;
+			if (ret) {
+				*used = (uint16_t)(p - buf);
+				return ret;
+			}
+		} else if (r->skip) {
+			p = cobs_rx_skip(r, p, end);
+		} else if (r->left) {
+			p = cobs_rx_copy(r, p, end);
+		} else {
+			cobs_rx_code(r, *p++);
+		}
+	}
+	*used = n;
+	return 0;
+}

@@ -11,6 +11,7 @@
 #define PHYLLO_COBS_H
 
 #include "phyllo_types.h"
+#include "phyllo_wire.h"
 
 #define PHYLLO_COBS_MAX_ENCODED(n) ((n) + 1 + (n) / 254)
 
@@ -36,5 +37,37 @@ int phyllo_cobs_decode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap
  */
 uint16_t phyllo_cobs_write(const struct phyllo_out *out, const uint8_t *head, uint16_t nh,
 			   const uint8_t *body, uint16_t nb);
+
+/*
+ * The chunked stream and the COBS frame in one pass, for the receive path:
+ * stream bytes are decoded straight into buf as they arrive, with no copy
+ * of the encoded chunk and no second pass over it. The results are those
+ * of phyllo_chunk_feed() followed by phyllo_cobs_decode(), which stay the
+ * reference (the tests compare the two on random streams): an empty chunk
+ * is ignored, a chunk over PHYLLO_CHUNK_MAX bytes is PHYLLO_E_OVERFLOW and
+ * one whose last group the delimiter cuts short is PHYLLO_E_FRAMING, each
+ * reported once, at the delimiter that ends it.
+ */
+struct phyllo_cobs_rx {
+	/* The state first: an 8-bit MCU reaches small offsets cheaply. */
+	uint16_t len;   /* decoded bytes in buf */
+	uint16_t wire;  /* encoded bytes, the current group counted whole; or,
+			 * once skipping, the bytes seen (at most CHUNK_MAX + 1) */
+	uint8_t left;   /* bytes of the current group still to come */
+	bool zero;      /* the current group stands for a zero after it */
+	bool skip;      /* over-long: skipping to the delimiter */
+	uint8_t buf[PHYLLO_FRAME_MAX];
+};
+
+void phyllo_cobs_rx_init(struct phyllo_cobs_rx *r);
+
+/*
+ * Consumes bytes up to and including the delimiter that ends a non-empty
+ * chunk, sets *used, and returns 1 with the frame in r->buf[0..r->len)
+ * (valid until the next call), or a negative enum phyllo_err for that
+ * chunk; 0 with *used == n when the bytes ran out first.
+ */
+int phyllo_cobs_rx_feed(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n,
+			uint16_t *used);
 
 #endif /* PHYLLO_COBS_H */

@@ -89,7 +89,7 @@ int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
 	memset(s, 0, sizeof(*s));
 	s->preset = preset;
 	s->out = *out;
-	phyllo_chunk_init(&s->chunk);
+	phyllo_cobs_rx_init(&s->rx);
 	if (preset == PHYLLO_PRESET_STANDARD) {
 		ret = phyllo_arq_init(&s->arq, arq_cfg ? arq_cfg : &def, &link, &s->stats, nonce);
 		if (ret == 0)
@@ -114,7 +114,7 @@ static int stack_climb(struct phyllo_stack *s, uint16_t len, uint32_t now_ms,
 		       struct phyllo_unit *u)
 {
 	struct phyllo_unit v;
-	int ret = phyllo_datagram_parse(s->chunk.buf, len, u);
+	int ret = phyllo_datagram_parse(s->rx.buf, len, u);
 
 	if (ret < 0 || s->preset == PHYLLO_PRESET_MINIMAL)
 		return ret < 0 ? ret : 1;
@@ -132,13 +132,10 @@ static int stack_climb(struct phyllo_stack *s, uint16_t len, uint32_t now_ms,
 	return phyllo_arq_receive(&s->arq, v.data, v.len, now_ms, u);
 }
 
-static int stack_frame(struct phyllo_stack *s, uint16_t chunk_len, uint32_t now_ms,
-		       struct phyllo_unit *u)
+static int stack_frame(struct phyllo_stack *s, uint32_t now_ms, struct phyllo_unit *u)
 {
-	int ret = phyllo_cobs_decode(s->chunk.buf, chunk_len, s->chunk.buf, sizeof(s->chunk.buf));
+	int ret = stack_climb(s, s->rx.len, now_ms, u);
 
-	if (ret >= 0)
-		ret = stack_climb(s, (uint16_t)ret, now_ms, u);
 	/* Layer-internal types never reach the application. */
 	if (ret == 1 && u->type <= PHYLLO_TYPE_INTERNAL_MAX)
 		ret = 0;
@@ -153,14 +150,13 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
 
 	*got = false;
 	while (i < n) {
-		ret = phyllo_chunk_feed(&s->chunk, buf + i, n - i, &used);
+		ret = phyllo_cobs_rx_feed(&s->rx, buf + i, n - i, &used);
 		i += used;
 		if (ret == 0)
 			continue;
-		if (ret > 0) {
-			s->stats.rx_frames++;
-			ret = stack_frame(s, (uint16_t)ret, now_ms, unit);
-		}
+		s->stats.rx_frames++;
+		if (ret > 0)
+			ret = stack_frame(s, now_ms, unit);
 		if (ret < 0) {
 			stack_count_drop(&s->stats, ret);
 		} else if (ret == 1) {

@@ -25,7 +25,6 @@
 
 #include "phyllo_types.h"
 #include "phyllo_wire.h"
-#include "phyllo_chunk.h"
 #include "phyllo_cobs.h"
 #include "phyllo_datagram.h"
 #include "phyllo_arq.h"
@@ -40,7 +39,7 @@ enum phyllo_preset {
 struct phyllo_stack {
 	uint8_t preset;               /* enum phyllo_preset */
 	struct phyllo_out out;
-	struct phyllo_chunk chunk;
+	struct phyllo_cobs_rx rx;     /* chunks in, decoded frames out */
 	struct phyllo_stats stats;
 	struct phyllo_arq arq;        /* used by the standard preset only */
 };

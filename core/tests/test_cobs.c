@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * test_cobs.c - COBS and chunked-stream tests: the shared vectors, the
- * 253/254/255-byte edges, streaming encoder == buffer encoder, bad input.
+ * 253/254/255-byte edges, streaming encoder == buffer encoder, bad input,
+ * and the one-pass receive decoder == chunking then decoding.
+ *
+ * The AVR runs this suite in 2 KB of RAM, so the cases' buffers share one
+ * union: no two cases need theirs at the same time.
  */
 #include <string.h>
 #include "ptest.h"
@@ -9,7 +13,20 @@
 #include "phyllo_chunk.h"
 #include "phyllo_vectors.h"
 
-static uint8_t big_in[300], big_enc[310], big_dec[310];
+static union {
+	struct {
+		uint8_t in[300], enc[310], dec[310];
+	} big;
+	struct phyllo_chunk chunk;
+	struct {
+		struct phyllo_chunk chunk;
+		struct phyllo_cobs_rx rx;
+		uint8_t stream[300];
+	} rx;
+} mem;
+#define big_in mem.big.in
+#define big_enc mem.big.enc
+#define big_dec mem.big.dec
 
 static void cobs_encode_matches_vectors(void)
 {
@@ -143,38 +160,189 @@ static void cobs_write_matches_encode(void)
 
 static void chunk_splits_at_delimiters(void)
 {
-	static struct phyllo_chunk c;
+	struct phyllo_chunk *const c = &mem.chunk;
 	static const uint8_t in[] = { 0x00, 0x01, 0x00, 0x00, 0x02, 0x03, 0x00 };
 	int got[7];
 	unsigned int i;
 
-	phyllo_chunk_init(&c);
+	phyllo_chunk_init(c);
 	for (i = 0; i < sizeof(in); i++)
-		got[i] = phyllo_chunk_push(&c, in[i]);
+		got[i] = phyllo_chunk_push(c, in[i]);
 	/* PROTOCOL.md: chunks 01 and 02 03; the empty chunk is ignored */
 	PTEST_EXPECT_EQ(got[0], 0);
 	PTEST_EXPECT_EQ(got[2], 1);
 	PTEST_EXPECT_EQ(got[3], 0);
 	PTEST_EXPECT_EQ(got[6], 2);
-	PTEST_EXPECT_EQ(c.buf[0], 0x02);
+	PTEST_EXPECT_EQ(c->buf[0], 0x02);
 }
 
 static void chunk_overflow_resyncs(void)
 {
-	static struct phyllo_chunk c;
+	struct phyllo_chunk *const c = &mem.chunk;
 	uint16_t i;
 
-	phyllo_chunk_init(&c);
+	phyllo_chunk_init(c);
 	for (i = 0; i < 300; i++)
-		PTEST_EXPECT_EQ(phyllo_chunk_push(&c, 0x55), 0);
-	PTEST_EXPECT_EQ(phyllo_chunk_push(&c, 0), PHYLLO_E_OVERFLOW);
-	PTEST_EXPECT_EQ(phyllo_chunk_push(&c, 0x42), 0);
-	PTEST_EXPECT_EQ(phyllo_chunk_push(&c, 0), 1);
-	PTEST_EXPECT_EQ(c.buf[0], 0x42);
+		PTEST_EXPECT_EQ(phyllo_chunk_push(c, 0x55), 0);
+	PTEST_EXPECT_EQ(phyllo_chunk_push(c, 0), PHYLLO_E_OVERFLOW);
+	PTEST_EXPECT_EQ(phyllo_chunk_push(c, 0x42), 0);
+	PTEST_EXPECT_EQ(phyllo_chunk_push(c, 0), 1);
+	PTEST_EXPECT_EQ(c->buf[0], 0x42);
 	/* exactly 255 bytes is still a chunk */
 	for (i = 0; i < 255; i++)
-		phyllo_chunk_push(&c, 0x77);
-	PTEST_EXPECT_EQ(phyllo_chunk_push(&c, 0), 255);
+		phyllo_chunk_push(c, 0x77);
+	PTEST_EXPECT_EQ(phyllo_chunk_push(c, 0), 255);
+}
+
+/* ---- the one-pass receive decoder ---------------------------------------- */
+
+/* xorshift32: a fixed-seed generator, so failures reproduce. */
+static uint32_t rng_state;
+static uint32_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 17;
+	rng_state ^= rng_state << 5;
+	return rng_state;
+}
+
+/* A frame of len random bytes (about one in eight zero), encoded at
+ * out[0..cap); rx.buf is free scratch while a stream is being made. */
+static uint16_t rx_make_frame(uint8_t *out, uint16_t cap, uint16_t len)
+{
+	uint8_t *raw = mem.rx.rx.buf;
+	uint16_t i;
+	int e;
+
+	for (i = 0; i < len; i++)
+		raw[i] = (rng_next() & 7) ? (uint8_t)(1 + rng_next() % 255) : 0;
+	e = phyllo_cobs_encode(raw, len, out, cap);
+	return e < 0 ? 0 : (uint16_t)e;
+}
+
+/* A stream of up to 300 bytes: frames whole and cut short, runs of noise
+ * too long to be a chunk, random bytes and spare delimiters. */
+static uint16_t rx_make_stream(void)
+{
+	uint8_t *st = mem.rx.stream;
+	uint16_t n = 0, cap = sizeof(mem.rx.stream), k, i;
+
+	while (n < cap - 8) {
+		uint16_t room = (uint16_t)(cap - n - 1);
+
+		switch (rng_next() % 6) {
+		case 0:	/* short frame */
+		case 1:	/* any frame, maybe cut short */
+			st[n++] = 0;
+			k = (uint16_t)(rng_next() % 2 ? rng_next() % 12 : rng_next() % 255);
+			k = rx_make_frame(st + n, room, k);
+			if (k && rng_next() % 4 == 0)
+				k = (uint16_t)(rng_next() % k);
+			n += k;
+			break;
+		case 2:	/* noise, often past the chunk limit */
+			k = (uint16_t)(rng_next() % 300);
+			for (i = 0; i < k && n < cap; i++)
+				st[n++] = (uint8_t)(1 + rng_next() % 255);
+			break;
+		case 3:	/* anything */
+			k = (uint16_t)(rng_next() % 20);
+			for (i = 0; i < k && n < cap; i++)
+				st[n++] = (uint8_t)((rng_next() & 3) ? rng_next() : 0);
+			break;
+		default:
+			st[n++] = 0;
+			break;
+		}
+	}
+	return n;
+}
+
+/*
+ * The same stream, in the same random pieces, into the one-pass decoder and
+ * into chunking + decoding: every call consumes as much and returns the
+ * same, and every frame has the same bytes. Every outcome must occur.
+ */
+static void cobs_rx_matches_chunk_then_decode(void)
+{
+	struct phyllo_chunk *const c = &mem.rx.chunk;
+	struct phyllo_cobs_rx *const r = &mem.rx.rx;
+	uint16_t round, frames = 0, overflows = 0, framing = 0, empty = 0;
+
+	rng_state = 0x9E3779B9UL;
+	for (round = 0; round < 400 / PTEST_SCALE; round++) {
+		uint16_t len = rx_make_stream(), pos = 0;
+
+		phyllo_chunk_init(c);
+		phyllo_cobs_rx_init(r);
+		while (pos < len) {
+			uint16_t piece = (uint16_t)(1 + rng_next() % 64), used_c, used_r;
+			int ret_c, ret_r, want;
+
+			if (piece > len - pos)
+				piece = (uint16_t)(len - pos);
+			ret_c = phyllo_chunk_feed(c, mem.rx.stream + pos, piece, &used_c);
+			want = ret_c;
+			if (ret_c > 0) {
+				ret_c = phyllo_cobs_decode(c->buf, (uint16_t)ret_c, c->buf,
+							   sizeof(c->buf));
+				want = ret_c < 0 ? ret_c : 1;
+			}
+			ret_r = phyllo_cobs_rx_feed(r, mem.rx.stream + pos, piece, &used_r);
+			PTEST_EXPECT_EQ(used_r, used_c);
+			if (want == 1) {	/* a frame, maybe empty */
+				PTEST_EXPECT_EQ(ret_r, 1);
+				PTEST_EXPECT_EQ(r->len, ret_c);
+				PTEST_EXPECT_MEM(r->buf, c->buf, (size_t)ret_c);
+				frames++;
+				empty += !ret_c;
+			} else {
+				PTEST_EXPECT_EQ(ret_r, ret_c);
+				overflows += ret_c == PHYLLO_E_OVERFLOW;
+				framing += ret_c == PHYLLO_E_FRAMING;
+			}
+			if (used_r != used_c || ret_r != want) {
+				PTEST_LOG("    round %u at byte %u of %u\n", round, pos, len);
+				return;
+			}
+			pos += used_c;
+		}
+	}
+	PTEST_LOG("    %u frames (%u empty), %u over-long, %u cut short\n", frames, empty,
+		  overflows, framing);
+	PTEST_EXPECT(frames > 200 / PTEST_SCALE && empty && overflows && framing);
+}
+
+/* The limits exactly: 255 encoded bytes decode, 256 overflow, and the
+ * stream resyncs after either error. */
+static void cobs_rx_limits_and_resync(void)
+{
+	static const uint8_t cut[] = { 0x00, 0x05, 0x11, 0x22, 0x00, 0x02, 0x33, 0x00 };
+	struct phyllo_cobs_rx *const r = &mem.rx.rx;
+	uint8_t *st = mem.rx.stream;
+	uint16_t used, i;
+
+	phyllo_cobs_rx_init(r);
+	st[0] = 0;
+	st[1] = 0xff;
+	for (i = 2; i < 256; i++)
+		st[i] = (uint8_t)i;
+	st[256] = 0;
+	PTEST_EXPECT_EQ(phyllo_cobs_rx_feed(r, st, 257, &used), 1);
+	PTEST_EXPECT_EQ(used, 257);
+	PTEST_EXPECT_EQ(r->len, 254);
+	PTEST_EXPECT_MEM(r->buf, st + 2, 254);
+	/* one more group: 256 encoded bytes */
+	st[256] = 0x01;
+	st[257] = 0;
+	PTEST_EXPECT_EQ(phyllo_cobs_rx_feed(r, st, 258, &used), PHYLLO_E_OVERFLOW);
+	PTEST_EXPECT_EQ(used, 258);
+	/* a group cut short, then a good frame: 33 */
+	PTEST_EXPECT_EQ(phyllo_cobs_rx_feed(r, cut, sizeof(cut), &used), PHYLLO_E_FRAMING);
+	PTEST_EXPECT_EQ(used, 5);
+	PTEST_EXPECT_EQ(phyllo_cobs_rx_feed(r, cut + 5, 3, &used), 1);
+	PTEST_EXPECT_EQ(r->len, 1);
+	PTEST_EXPECT_EQ(r->buf[0], 0x33);
 }
 
 static const struct ptest_case cobs_cases[] = {
@@ -187,6 +355,8 @@ static const struct ptest_case cobs_cases[] = {
 	PTEST_CASE(cobs_write_matches_encode),
 	PTEST_CASE(chunk_splits_at_delimiters),
 	PTEST_CASE(chunk_overflow_resyncs),
+	PTEST_CASE(cobs_rx_matches_chunk_then_decode),
+	PTEST_CASE(cobs_rx_limits_and_resync),
 };
 
 PTEST_SUITE(phyllo_suite_cobs, "phyllo_cobs", cobs_cases);
