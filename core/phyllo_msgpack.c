@@ -327,48 +327,75 @@ int phyllo_mp_read(struct phyllo_mp_reader *r, struct phyllo_mp_obj *o)
 	return 0;
 }
 
-/* Skip one token without decoding it; containers add to *pending. */
-static int mp_skip_token(struct phyllo_mp_reader *r, uint32_t *pending)
+/*
+ * The bytes that follow a 0xc0..0xdf marker at p[-1]: *skip bytes to pass
+ * over and *items the container holds. Counts are checked against the
+ * rem bytes left (every item needs one), so they fit 16 bits.
+ */
+static int mp_skip_marker(const uint8_t *p, uint16_t rem, uint8_t b, uint16_t *skip,
+			  uint16_t *items)
 {
-	uint8_t b, info;
-	uint32_t n;
+	uint8_t info = phyllo_rom_byte(&mp_info[b - 0xc0]), w = info & 0x0f;
+	uint32_t n = 0;
 
-	if (r->pos >= r->len)
+	if (info == MP_BAD || w > rem)
 		return PHYLLO_E_MSGPACK;
-	b = r->buf[r->pos++];
-	if (b <= 0x7f || b >= 0xe0)
-		return 0;
-	if (b <= 0x9f) {
-		*pending += (b & 0x0f) << (b <= 0x8f);	/* a map has 2 per entry */
+	if ((info & 0xf0) == MP_VAL) {
+		*skip = w;
 		return 0;
 	}
-	if (b <= 0xbf)
-		return mp_advance(r, b & 0x1f);
-	info = phyllo_rom_byte(&mp_info[b - 0xc0]);
-	if (info == MP_BAD)
-		return PHYLLO_E_MSGPACK;
-	if ((info & 0xf0) == MP_VAL)
-		return mp_advance(r, info & 0x0f);
-	if (mp_take32(r, info & 0x0f, &n))
+	while (w--)
+		n = n << 8 | *p++;
+	w = info & 0x0f;
+	rem -= w;
+	if ((info & 0xf0) == MP_MAP ? n > rem / 2 : n > rem)
 		return PHYLLO_E_MSGPACK;
 	if ((info & 0xf0) == MP_LEN)
-		return mp_advance(r, n);
-	/* every pending item needs a byte: refuse impossible counts early */
-	if (n > (uint32_t)(r->len - r->pos))
-		return PHYLLO_E_MSGPACK;
-	*pending += (info & 0xf0) == MP_MAP ? 2 * n : n;
+		*skip = (uint16_t)(w + n);
+	else
+		*items = (uint16_t)((info & 0xf0) == MP_MAP ? 2 * n : n);
+	if ((info & 0xf0) != MP_LEN)
+		*skip = w;
 	return 0;
 }
 
+/*
+ * One object, token by token: pending counts the items still to pass, and
+ * can never exceed the bytes left (each item needs at least one). 16-bit
+ * counts and a pointer: this runs on every received document.
+ */
 int phyllo_mp_skip(struct phyllo_mp_reader *r)
 {
-	uint32_t pending = 1;
+	const uint8_t *p = r->buf + r->pos, *end = r->buf + r->len;
+	uint16_t pending = 1;
 
 	while (pending) {
-		pending--;
-		if (mp_skip_token(r, &pending) || pending > (uint32_t)(r->len - r->pos))
+		uint16_t skip = 0, items = 0, rem;
+		uint8_t b;
+
+		if (p == end)
 			return PHYLLO_E_MSGPACK;
+		b = *p++;
+		pending--;
+		if (b <= 0x7f || b >= 0xe0) {
+			/* fixint: nothing more */
+		} else if (b <= 0x9f) {
+			items = (uint16_t)((b & 0x0f) << (b <= 0x8f));	/* a map: 2 per entry */
+		} else if (b <= 0xbf) {
+			skip = b & 0x1f;
+		} else if (mp_skip_marker(p, (uint16_t)(end - p), b, &skip, &items)) {
+			return PHYLLO_E_MSGPACK;
+		}
+		rem = (uint16_t)(end - p);
+		if (skip > rem)
+			return PHYLLO_E_MSGPACK;
+		p += skip;
+		rem -= skip;
+		if (pending > rem || items > rem - pending)
+			return PHYLLO_E_MSGPACK;
+		pending += items;
 	}
+	r->pos = (uint16_t)(p - r->buf);
 	return 0;
 }
 
