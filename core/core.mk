@@ -33,7 +33,11 @@ core-avr:
 	@cd $(BUILD)/avr-core && avr-size -t *.o
 
 # bench-core: host MB/s per preset, then exact AVR cycles under simavr.
-AVR_BENCH_FLAGS := $(AVR_CORE_CFLAGS) -DPHYLLO_ARQ_WINDOW_MAX=2 -Wl,--gc-sections
+# The AVR code is generated as the firmware's is (firmware/firmware.mk:
+# -Os, whole-program -flto, -fshort-enums), so the cycles are the ones the
+# firmware spends.
+AVR_BENCH_FLAGS := $(AVR_CORE_CFLAGS) -fshort-enums -flto -DPHYLLO_ARQ_WINDOW_MAX=2 \
+	-Wl,--gc-sections
 bench-core: deps-core
 	@scripts/deps.sh avr
 	@mkdir -p $(BUILD)/bench $(BUILD)/avr-core $(HOST)

@@ -27,4 +27,13 @@ for t in small large very_large; do
 	[ "$(get tuple_${t}_ok)" = 1 ] || { echo "run-avr.sh: $t did not round-trip"; exit 1; }
 done
 printf '  struct phyllo_stack with a 2-unit window: %s bytes\n' "$(get stack_struct_bytes)"
+# The targets, each printed with its verdict.
+target() { # what measured limit
+	if [ "$2" -le "$3" ]; then v=met; else v=MISSED; fi
+	printf '  target %-44s %8s <= %-6s %s\n' "$1" "$2" "$3" "$v"
+}
+echo "targets:"
+target "CRC cycles/byte x100" "$(get crc_cycles_x100_per_byte)" 4000
+target "CRC table RAM, bytes" "$(get crc_table_ram_bytes)" 64
+target "small tuple encode + decode, cycles" "$(get tuple_small_total_cycles)" 6000
 echo "$raw" | awk 'BEGIN { printf "{" } { printf "%s\"%s\":%s", (NR > 1 ? "," : ""), $1, $2 } END { print "}" }' >"$json"
