@@ -91,17 +91,17 @@ int main(void)
 		uint8_t wake;
 
 		/* Test and sleep as one step (sei; sleep): an interrupt in
-		 * between would otherwise be slept through. */
+		 * between would otherwise be slept through. This path runs
+		 * after every UART byte, so it is kept short (sleep stays
+		 * enabled, see phyllo_fw_uart_init). */
 		cli();
 		wake = phyllo_fw_wake;
-		phyllo_fw_wake = 0;
 		if (!wake) {
-			sleep_enable();
 			sei();
 			sleep_cpu();
-			sleep_disable();
 			continue;
 		}
+		phyllo_fw_wake = 0;
 		sei();
 		now = phyllo_fw_clock_ms();
 		WORK_BEGIN();
