@@ -2,6 +2,7 @@
 /*
  * fault.c - see fault.h.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fault.h"
@@ -9,9 +10,20 @@
 
 #define FAULT_HELD_MAX 64
 
+/*
+ * A delayed frame goes out after delay_ms, or as soon as this many later
+ * frames in its direction have overtaken it, whichever comes first. The
+ * reliable layer's 8-bit sequence numbers survive reordering only while
+ * fewer than 256 units pass a late frame (docs/reliable.md); a serial line
+ * never reorders at all. A plain 30 ms hold on a fast pty lets a whole lap
+ * of sequence numbers by, and the late frame then reads as a new one.
+ */
+#define FAULT_OVERTAKE_MAX 4
+
 struct held {
 	uint32_t due;
 	enum fault_dir dir;
+	unsigned int overtaken;	/* later frames passed on ahead of it */
 	uint16_t n;
 	uint8_t b[PHYLLO_WIRE_MAX];
 };
@@ -80,8 +92,41 @@ static void fault_hold(struct fault *f, enum fault_dir dir, const uint8_t *b, ui
 	h = &f->held[f->nheld++];
 	h->due = due;
 	h->dir = dir;
+	h->overtaken = 0;
 	h->n = n;
 	memcpy(h->b, b, n);
+}
+
+/* Take held frame i out, keeping the others in the order they were held
+ * (so frames due together go out oldest first), then pass it on. Passing
+ * a frame on can make the peer send and so reenter fault_frame(): callers
+ * rescan afterwards. */
+static void fault_pass_held(struct fault *f, unsigned int i)
+{
+	struct held h = f->held[i];
+
+	f->nheld--;
+	memmove(&f->held[i], &f->held[i + 1], (f->nheld - i) * sizeof(f->held[0]));
+	f->emit(f->ctx, h.dir, h.b, h.n);
+}
+
+/* A new frame went out in dir, ahead of every frame held there. */
+static void fault_overtaken(struct fault *f, enum fault_dir dir)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nheld; i++)
+		if (f->held[i].dir == dir)
+			f->held[i].overtaken++;
+	i = 0;
+	while (i < f->nheld) {
+		if (f->held[i].dir == dir && f->held[i].overtaken >= FAULT_OVERTAKE_MAX) {
+			fault_pass_held(f, i);
+			i = 0;	/* rescan: the array changed */
+			continue;
+		}
+		i++;
+	}
 }
 
 void fault_frame(struct fault *f, enum fault_dir dir, const uint8_t *frame, uint16_t n,
@@ -89,6 +134,7 @@ void fault_frame(struct fault *f, enum fault_dir dir, const uint8_t *frame, uint
 {
 	struct fault_counts *c = &f->counts[dir];
 	uint8_t b[PHYLLO_WIRE_MAX];
+	bool sent = false;
 
 	if (!(f->cfg.dirs & (1u << dir)) || n < 3 || n > sizeof(b)) {
 		f->emit(f->ctx, dir, frame, n);
@@ -109,32 +155,36 @@ void fault_frame(struct fault *f, enum fault_dir dir, const uint8_t *frame, uint
 		fault_hold(f, dir, b, n, now_ms + f->cfg.delay_ms);
 	} else {
 		f->emit(f->ctx, dir, b, n);
+		sent = true;
 	}
 	if (fault_hit(f, f->cfg.dup_ppm)) {
 		/* "corrupted" counts corrupted frames delivered: a copy too */
 		c->duplicated++;
 		c->corrupted += memcmp(b, frame, n) != 0;
 		f->emit(f->ctx, dir, b, n);
+		sent = true;
 	}
+	if (sent)
+		fault_overtaken(f, dir);
 }
 
 uint32_t fault_release(struct fault *f, uint32_t now_ms)
 {
 	uint32_t next = 1000;
-	unsigned int i = 0;
+	unsigned int i;
 
+	i = 0;
 	while (i < f->nheld) {
-		struct held *h = &f->held[i];
-
-		if ((int32_t)(now_ms - h->due) >= 0) {
-			f->emit(f->ctx, h->dir, h->b, h->n);
-			*h = f->held[--f->nheld];
+		if ((int32_t)(now_ms - f->held[i].due) >= 0) {
+			fault_pass_held(f, i);
+			i = 0;	/* rescan: the array changed */
 			continue;
 		}
-		if (h->due - now_ms < next)
-			next = h->due - now_ms;
 		i++;
 	}
+	for (i = 0; i < f->nheld; i++)
+		if (f->held[i].due - now_ms < next)
+			next = f->held[i].due - now_ms;
 	return next;
 }
 

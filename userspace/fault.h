@@ -2,7 +2,8 @@
 /*
  * fault.h - seeded fault injection on whole frames, in both directions:
  * drop, corrupt (one bit, never creating a zero, so one corrupted frame is
- * one receive error), duplicate, delay (which also reorders).
+ * one receive error), duplicate, delay (which also reorders: a late frame
+ * goes out after delay_ms, or once four later frames have overtaken it).
  * Probabilities are in parts per million; the same seed gives the same run.
  */
 #ifndef PHYLLO_FAULT_H

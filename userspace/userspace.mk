@@ -22,13 +22,19 @@ phyllo: $(HOST)/phyllo
 
 CHECK_TARGETS += test-userspace
 .PHONY: test-userspace
-test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json
+test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-fault
 	$(HOST)/test-json
+	$(HOST)/test-fault
 	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
 	@d=$$(mktemp -d) && $(MAKE) --no-print-directory -s install DESTDIR=$$d PREFIX=/usr && \
 		test -x $$d/usr/bin/phyllo && test -f $$d/usr/share/man/man1/phyllo.1 && \
 		test -f $$d/usr/share/man/man4/phyllo.4 && rm -rf $$d && echo "ok   make install"
+
+$(HOST)/test-fault: userspace/fault.c userspace/fault.h userspace/tests/test_fault.c $(CORE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Iuserspace $(TEST_INC) userspace/fault.c userspace/tests/test_fault.c \
+		tests/ptest.c -o $@
 
 $(HOST)/test-json: userspace/json.c userspace/json.h userspace/tests/test_json.c core/phyllo_msgpack.c $(CORE_HDR)
 	@mkdir -p $(@D)
