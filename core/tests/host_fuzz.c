@@ -8,6 +8,7 @@
 #include <string.h>
 #include "ptest.h"
 #include "phyllo_stack.h"
+#include "test_rng.h"
 
 static uint32_t rng;
 static struct phyllo_stack st;
@@ -16,10 +17,7 @@ static uint16_t frame_len;
 
 static uint32_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 17;
-	rng ^= rng << 5;
-	return rng;
+	return test_rng_next(&rng);
 }
 
 static void sink(void *ctx, const uint8_t *buf, uint16_t n)

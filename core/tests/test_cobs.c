@@ -9,6 +9,7 @@
  */
 #include <string.h>
 #include "ptest.h"
+#include "test_rng.h"
 #include "phyllo_cobs.h"
 #include "phyllo_chunk.h"
 #include "phyllo_vectors.h"
@@ -196,15 +197,7 @@ static void chunk_overflow_resyncs(void)
 
 /* ---- the one-pass receive decoder ---------------------------------------- */
 
-/* xorshift32: a fixed-seed generator, so failures reproduce. */
 static uint32_t rng_state;
-static uint32_t rng_next(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 17;
-	rng_state ^= rng_state << 5;
-	return rng_state;
-}
 
 /* A frame of len random bytes (about one in eight zero), encoded at
  * out[0..cap); rx.buf is free scratch while a stream is being made. */
@@ -215,7 +208,7 @@ static uint16_t rx_make_frame(uint8_t *out, uint16_t cap, uint16_t len)
 	int e;
 
 	for (i = 0; i < len; i++)
-		raw[i] = (rng_next() & 7) ? (uint8_t)(1 + rng_next() % 255) : 0;
+		raw[i] = (test_rng_next(&rng_state) & 7) ? (uint8_t)(1 + test_rng_next(&rng_state) % 255) : 0;
 	e = phyllo_cobs_encode(raw, len, out, cap);
 	return e < 0 ? 0 : (uint16_t)e;
 }
@@ -230,25 +223,25 @@ static uint16_t rx_make_stream(void)
 	while (n < cap - 8) {
 		uint16_t room = (uint16_t)(cap - n - 1);
 
-		switch (rng_next() % 6) {
+		switch (test_rng_next(&rng_state) % 6) {
 		case 0:	/* short frame */
 		case 1:	/* any frame, maybe cut short */
 			st[n++] = 0;
-			k = (uint16_t)(rng_next() % 2 ? rng_next() % 12 : rng_next() % 255);
+			k = (uint16_t)(test_rng_next(&rng_state) % 2 ? test_rng_next(&rng_state) % 12 : test_rng_next(&rng_state) % 255);
 			k = rx_make_frame(st + n, room, k);
-			if (k && rng_next() % 4 == 0)
-				k = (uint16_t)(rng_next() % k);
+			if (k && test_rng_next(&rng_state) % 4 == 0)
+				k = (uint16_t)(test_rng_next(&rng_state) % k);
 			n += k;
 			break;
 		case 2:	/* noise, often past the chunk limit */
-			k = (uint16_t)(rng_next() % 300);
+			k = (uint16_t)(test_rng_next(&rng_state) % 300);
 			for (i = 0; i < k && n < cap; i++)
-				st[n++] = (uint8_t)(1 + rng_next() % 255);
+				st[n++] = (uint8_t)(1 + test_rng_next(&rng_state) % 255);
 			break;
 		case 3:	/* anything */
-			k = (uint16_t)(rng_next() % 20);
+			k = (uint16_t)(test_rng_next(&rng_state) % 20);
 			for (i = 0; i < k && n < cap; i++)
-				st[n++] = (uint8_t)((rng_next() & 3) ? rng_next() : 0);
+				st[n++] = (uint8_t)((test_rng_next(&rng_state) & 3) ? test_rng_next(&rng_state) : 0);
 			break;
 		default:
 			st[n++] = 0;
@@ -276,7 +269,7 @@ static void cobs_rx_matches_chunk_then_decode(void)
 		phyllo_chunk_init(c);
 		phyllo_cobs_rx_init(r);
 		while (pos < len) {
-			uint16_t piece = (uint16_t)(1 + rng_next() % 64), used_c, used_r;
+			uint16_t piece = (uint16_t)(1 + test_rng_next(&rng_state) % 64), used_c, used_r;
 			int ret_c, ret_r, want;
 
 			if (piece > len - pos)

@@ -5,18 +5,11 @@
  */
 #include <string.h>
 #include "ptest.h"
+#include "test_rng.h"
 #include "phyllo_crc.h"
 #include "phyllo_vectors.h"
 
-/* xorshift32: a fixed-seed generator, so failures reproduce. */
 static uint32_t rng_state;
-static uint32_t rng_next(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 17;
-	rng_state ^= rng_state << 5;
-	return rng_state;
-}
 
 static void crc_matches_check_values(void)
 {
@@ -53,11 +46,11 @@ static void crc_fast_equals_bitwise_random(void)
 
 	rng_state = 0x2545F491UL;
 	for (round = 0; round < 200 / PTEST_SCALE; round++) {
-		uint16_t n = (uint16_t)(rng_next() % sizeof(buf));
-		uint32_t seed = rng_next();
+		uint16_t n = (uint16_t)(test_rng_next(&rng_state) % sizeof(buf));
+		uint32_t seed = test_rng_next(&rng_state);
 
 		for (i = 0; i < n; i++)
-			buf[i] = (uint8_t)rng_next();
+			buf[i] = (uint8_t)test_rng_next(&rng_state);
 		if (phyllo_crc_update(seed, buf, n) != phyllo_crc_update_bitwise(seed, buf, n)) {
 			PTEST_LOG("    crc mismatch: round %u len %u seed %08lx\n", round, n,
 			       (unsigned long)seed);
