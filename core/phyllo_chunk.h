@@ -7,6 +7,10 @@
  * complete at a delimiter; empty chunks are ignored. A chunk longer than
  * PHYLLO_CHUNK_MAX is discarded up to the next delimiter and reported once,
  * so line noise costs at most one chunk and the stream always resyncs.
+ *
+ * This is the layer on its own. The stack's receive path chunks and
+ * decodes COBS in one pass (phyllo_cobs_rx_feed()), and the tests hold
+ * that path to this layer followed by phyllo_cobs_decode().
  */
 #ifndef PHYLLO_CHUNK_H
 #define PHYLLO_CHUNK_H
