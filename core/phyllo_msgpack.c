@@ -350,12 +350,11 @@ static int mp_skip_marker(const uint8_t *p, uint16_t rem, uint8_t b, uint16_t *s
 	rem -= w;
 	if ((info & 0xf0) == MP_MAP ? n > rem / 2 : n > rem)
 		return PHYLLO_E_MSGPACK;
+	*skip = w;
 	if ((info & 0xf0) == MP_LEN)
-		*skip = (uint16_t)(w + n);
+		*skip += (uint16_t)n;	/* the str/bin bytes */
 	else
 		*items = (uint16_t)((info & 0xf0) == MP_MAP ? 2 * n : n);
-	if ((info & 0xf0) != MP_LEN)
-		*skip = w;
 	return 0;
 }
 
