@@ -35,14 +35,18 @@ core-avr:
 # bench-core: host MB/s per preset, then exact AVR cycles under simavr.
 # The AVR code is generated as the firmware's is (firmware/firmware.mk:
 # -Os, whole-program -flto, -fshort-enums), so the cycles are the ones the
-# firmware spends.
-AVR_BENCH_FLAGS := $(AVR_CORE_CFLAGS) -fshort-enums -flto -DPHYLLO_ARQ_WINDOW_MAX=2 \
-	-Wl,--gc-sections
+# firmware spends; the same code built file by file (no -flto) is run too,
+# and its tuple totals printed beside them.
+AVR_BENCH_FLAGS := $(AVR_CORE_CFLAGS) -fshort-enums -DPHYLLO_ARQ_WINDOW_MAX=2 -Wl,--gc-sections
+AVR_BENCH_SRC := $(CORE_SRC) tests/vectors/phyllo_tuples.c tests/core-bench/bench_avr.c
 bench-core: deps-core
 	@scripts/deps.sh avr
 	@mkdir -p $(BUILD)/bench $(BUILD)/avr-core $(HOST)
 	$(CC) -O2 -std=gnu11 $(WARN) -Icore $(CORE_SRC) tests/core-bench/bench_host.c -o $(HOST)/bench-core
 	$(HOST)/bench-core | tee $(BUILD)/bench/core-host.txt
-	avr-gcc $(AVR_BENCH_FLAGS) -Icore -Itests -Itests/vectors $(CORE_SRC) tests/vectors/phyllo_tuples.c \
-		tests/core-bench/bench_avr.c -o $(BUILD)/avr-core/bench.elf
-	tests/core-bench/run-avr.sh $(BUILD)/avr-core/bench.elf $(BUILD)/bench/core-avr.json
+	avr-gcc $(AVR_BENCH_FLAGS) -flto -Icore -Itests -Itests/vectors $(AVR_BENCH_SRC) \
+		-o $(BUILD)/avr-core/bench.elf
+	avr-gcc $(AVR_BENCH_FLAGS) -Icore -Itests -Itests/vectors $(AVR_BENCH_SRC) \
+		-o $(BUILD)/avr-core/bench-nolto.elf
+	tests/core-bench/run-avr.sh $(BUILD)/avr-core/bench.elf $(BUILD)/bench/core-avr.json \
+		$(BUILD)/avr-core/bench-nolto.elf

@@ -1,12 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# run-avr.sh ELF OUT.json - run the AVR core benchmark under simavr and
-# print its exact cycle counts as a table; write them as JSON too.
+# run-avr.sh ELF OUT.json [OTHER.elf] - run the AVR core benchmark under
+# simavr and print its exact cycle counts as a table; write them as JSON
+# too. OTHER.elf, the same benchmark built another way, adds a line of its
+# tuple totals for comparison.
 set -eu
 elf=$1
 json=$2
-raw=$(timeout 120 simavr -m atmega328p -f 16000000 "$elf" 2>&1 | sed 's/\x1b\[[0-9;]*m//g; s/\.$//' |
-	grep -E '^[a-z_0-9]+ [0-9]+$')
+other=${3:-}
+run() { timeout 120 simavr -m atmega328p -f 16000000 "$1" 2>&1 | sed 's/\x1b\[[0-9;]*m//g; s/\.$//' |
+	grep -E '^[a-z_0-9]+ [0-9]+$'; }
+raw=$(run "$elf")
 get() { echo "$raw" | awk -v k="$1" '$1 == k { print $2 }'; }
 [ "$(get done)" = 1 ] || { echo "run-avr.sh: benchmark did not finish"; echo "$raw"; exit 1; }
 x100() { v=$(get "$1"); printf '%d.%02d' $((v / 100)) $((v % 100)); }
@@ -27,6 +31,13 @@ for t in small large very_large; do
 	[ "$(get tuple_${t}_ok)" = 1 ] || { echo "run-avr.sh: $t did not round-trip"; exit 1; }
 done
 printf '  struct phyllo_stack with a 2-unit window: %s bytes\n' "$(get stack_struct_bytes)"
+if [ -n "$other" ]; then
+	o=$(run "$other")
+	oget() { echo "$o" | awk -v k="$1" '$1 == k { print $2 }'; }
+	printf '  the same built file by file (no -flto): totals %s / %s / %s\n' \
+		"$(oget tuple_small_total_cycles)" "$(oget tuple_large_total_cycles)" \
+		"$(oget tuple_very_large_total_cycles)"
+fi
 # The targets, each printed with its verdict.
 target() { # what measured limit
 	if [ "$2" -le "$3" ]; then v=met; else v=MISSED; fi
