@@ -25,5 +25,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps.sh: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -q >/dev/null
-apt-get install -y -q --no-install-recommends $missing >/dev/null
+# Wait for another install (a parallel make, unattended upgrades) rather
+# than fail on the dpkg lock.
+lock="-o DPkg::Lock::Timeout=900"
+apt-get $lock update -q >/dev/null
+apt-get $lock install -y -q --no-install-recommends $missing >/dev/null
