@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino)
+# Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm)
 set -e
 pkgs=""
 for group in "$@"; do
@@ -11,6 +11,8 @@ for group in "$@"; do
 	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod" ;;
 	qemu)    pkgs="$pkgs linux-image-amd64 linux-headers-amd64 qemu-system-x86 qemu-system-misc busybox-static cpio util-linux gcc libc6-dev gzip" ;;
 	arduino) pkgs="$pkgs arduino-core-avr avrdude zip" ;;
+	storm)   pkgs="$pkgs linux-source-6.1 bc flex bison libssl-dev libelf-dev ccache xz-utils rsync patch gcc make libc6-dev kmod qemu-system-x86 busybox-static cpio util-linux gzip" ;;
+	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
