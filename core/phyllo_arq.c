@@ -6,8 +6,18 @@
  * resent, in order, when the single retransmit timer (oldest unit) expires
  * or a NAK asks for it. Receiver window 1: only rx_next is accepted.
  * Session handshake, restart detection and timers: docs/reliable.md.
+ *
+ * Order of work: receive only changes state and marks what it owes in
+ * `due`; poll writes it, in this order: SYN|ACK, NAK, the window resent,
+ * new units, a pure ACK if nothing carried one. So what one poll writes is
+ * bounded by the window whatever was received, and a glue that keeps room
+ * for one poll never truncates a frame.
  */
 #include "phyllo_arq.h"
+
+#define ARQ_DUE_SYNACK 0x01	/* answer the peer's SYN */
+#define ARQ_DUE_NAK    0x02	/* ask for rx_next */
+#define ARQ_DUE_RESEND 0x04	/* a NAK asked for the window again */
 
 static uint8_t slot_index(const struct phyllo_arq *a, uint8_t i)
 {
@@ -44,10 +54,8 @@ static void arq_emit_control(struct phyllo_arq *a, uint8_t flags)
 static void arq_ask_again(struct phyllo_arq *a)
 {
 	a->hold_dropped = false;
-	if (a->state == PHYLLO_ARQ_OPEN) {
-		arq_emit_control(a, PHYLLO_FLAG_NAK);
-		a->stats->tx_naks++;
-	}
+	if (a->state == PHYLLO_ARQ_OPEN)
+		a->due |= ARQ_DUE_NAK;
 }
 
 static void arq_put32(uint8_t *p, uint32_t v)
@@ -61,6 +69,17 @@ static void arq_put32(uint8_t *p, uint32_t v)
 static uint32_t arq_get32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A peer nonce (and window) accepted; a changed nonce retires the old. */
+static void arq_set_peer(struct phyllo_arq *a, uint32_t nonce, uint8_t window)
+{
+	if (a->state != PHYLLO_ARQ_CLOSED && nonce != a->peer_nonce) {
+		a->old_peer_nonce = a->peer_nonce;
+		a->old_peer_valid = true;
+	}
+	a->peer_nonce = nonce;
+	a->peer_window = window;
 }
 
 /*
@@ -131,14 +150,22 @@ static uint16_t clamp16(uint32_t v, uint16_t lo, uint16_t hi)
 	return (uint16_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
-/* The timeout the round-trip estimate gives, without backoff. */
+/*
+ * The timeout the round-trip estimate gives, without backoff:
+ * SRTT + max(4 RTTVAR, rto_min) + a largest frame's time each way. On a
+ * steady link RTTVAR decays to nothing, and a bare SRTT + 4 RTTVAR would
+ * fire on the first larger unit or busy moment of the peer; the variance
+ * floor is rto_min (as TCP floors it), and a unit's own serialization in
+ * both directions is part of any round trip it can have.
+ */
 static uint16_t arq_rto_estimate(const struct phyllo_arq *a)
 {
-	uint16_t var4 = a->rttvar4 ? a->rttvar4 : 1;
+	uint32_t var4 = a->rttvar4 > a->cfg.rto_min_ms ? a->rttvar4 : a->cfg.rto_min_ms;
 
 	if (!a->rtt_valid)
 		return a->cfg.rto_init_ms;
-	return clamp16((uint16_t)((a->srtt8 >> 3) + var4), a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+	return clamp16((uint32_t)(a->srtt8 >> 3) + var4 + 2u * a->cfg.line_ms,
+		       a->cfg.rto_min_ms, a->cfg.rto_max_ms);
 }
 
 /*
@@ -188,7 +215,7 @@ static void arq_release(struct phyllo_arq *a, uint8_t n, uint32_t now)
 		a->stats->rto_ms = a->rto;
 	}
 	a->retries = 0;
-	a->nak_resent = false;
+	a->events |= PHYLLO_EV_ROOM;
 	a->rto_armed = a->tx_sent != 0;
 	a->rto_due = now + a->rto;
 }
@@ -202,20 +229,28 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 		return;
 	}
 	if (n) {
+		/* Units held back by the peer's window go out at the poll. */
 		arq_release(a, n, now);
-		arq_transmit_new(a, now);	/* units held back by the peer's window */
 		if (a->cfg.hold_until_room && a->hold_dropped && !a->hold)
 			arq_ask_again(a);	/* room again: the refused unit, now */
 	}
 	if (nak) {
 		a->stats->rx_naks++;
-		/* One resend per NAK'd position. A repeated NAK is honoured
-		 * only once the resend has had a whole timeout to arrive: NAKs
-		 * for frames that were queued before it must not pile resend
-		 * upon resend on a slow, buffered line. */
-		if (a->tx_sent && (!a->nak_resent || now - a->resend_time >= a->rto)) {
-			arq_resend_all(a, now);
+		/*
+		 * One resend per NAK'd position. The same position again is
+		 * honoured only once the resend has had a whole timeout to
+		 * arrive: NAKs for frames that were queued before it must not
+		 * pile resend upon resend on a slow, buffered line. A new
+		 * position means the peer took units, so resends on NAK never
+		 * outnumber units retired plus one per timeout; and however
+		 * many NAKs one buffer holds, the poll resends once.
+		 */
+		if (a->tx_sent && (!a->nak_resent || a->nak_pos != ack ||
+				   now - a->resend_time >= a->rto)) {
+			a->due |= ARQ_DUE_RESEND;
 			a->nak_resent = true;
+			a->nak_pos = ack;
+			a->resend_time = now;
 		}
 	}
 }
@@ -225,6 +260,11 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 static void arq_drop_inflight(struct phyllo_arq *a)
 {
 	uint8_t n = a->tx_sent;
+
+	if (a->state == PHYLLO_ARQ_OPEN)
+		a->events |= PHYLLO_EV_RESET;
+	if (n)
+		a->events |= PHYLLO_EV_ROOM;
 
 	a->stats->tx_reset_lost += n;
 	a->tx_retired_total += n;
@@ -237,6 +277,9 @@ static void arq_open(struct phyllo_arq *a, uint32_t now)
 {
 	a->state = PHYLLO_ARQ_OPEN;
 	a->stats->sessions++;
+	a->events |= PHYLLO_EV_OPEN;
+	a->due &= ARQ_DUE_SYNACK;
+	a->hold_dropped = false;
 	a->tx_base = 0;
 	a->tx_sent = 0;
 	a->rx_next = 0;
@@ -246,15 +289,39 @@ static void arq_open(struct phyllo_arq *a, uint32_t now)
 	a->rtt_timing = false;
 	a->retries = 0;
 	a->nak_resent = false;
-	arq_transmit_new(a, now);
+	(void)now;	/* queued units go out at the next poll */
 }
 
+/* The first SYN goes out at the next poll (syn_due = now). */
 static void arq_start_handshake(struct phyllo_arq *a, uint32_t now)
 {
 	a->state = PHYLLO_ARQ_SYN_SENT;
-	a->syn_interval = a->cfg.rto_init_ms;
-	a->syn_due = now + a->syn_interval;
-	arq_emit_syn(a, false);
+	a->due = 0;
+	a->syn_interval = 0;	/* the first retry waits rto_init_ms */
+	a->syn_due = now;
+}
+
+/* Session control that fits neither the state nor the nonces: dropped. */
+static void arq_stale_control(struct phyllo_arq *a)
+{
+	a->stats->rx_ctrl_stale++;
+}
+
+/* SYN|ACK: opens the session only when it answers our SYN under way. */
+static void arq_on_synack(struct phyllo_arq *a, const uint8_t *p, const uint8_t *body,
+			  uint16_t nbody, uint32_t now)
+{
+	uint32_t nonce = nbody >= 5 ? arq_get32(body + 1) : p[0];
+	bool ours = nbody >= 9 ? arq_get32(body + 5) == a->local_nonce
+			       : p[1] == (uint8_t)a->local_nonce;
+
+	if (a->state == PHYLLO_ARQ_SYN_SENT && ours) {
+		arq_set_peer(a, nonce, nbody ? body[0] : 0);
+		arq_open(a, now);
+	} else if (!(a->state == PHYLLO_ARQ_OPEN && ours && nonce == a->peer_nonce)) {
+		/* (a second answer to our repeated SYN is harmless) */
+		arq_stale_control(a);
+	}
 }
 
 static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *body,
@@ -263,35 +330,43 @@ static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *bo
 	/* The full 32-bit nonces when the peer sends them, else the low byte. */
 	uint32_t nonce = nbody >= 5 ? arq_get32(body + 1) : p[0];
 
-	/* The peer's window, if it says (public peers send no SYN at all). */
-	a->peer_window = nbody ? body[0] : 0;
-	if (p[2] & PHYLLO_FLAG_ACK) {
-		/* SYN|ACK: completes our handshake if it answers our SYN. */
-		bool ours = nbody >= 9 ? arq_get32(body + 5) == a->local_nonce
-				       : p[1] == (uint8_t)a->local_nonce;
-
-		if (a->state == PHYLLO_ARQ_SYN_SENT && ours) {
-			a->peer_nonce = nonce;
-			arq_open(a, now);
-		}
-		return;
-	}
-	if (a->state == PHYLLO_ARQ_OPEN) {
+	if (a->state == PHYLLO_ARQ_OPEN && nonce == a->peer_nonce) {
 		/*
 		 * The SYN of this very session, repeated or delayed: answer it
 		 * again and keep the session. A restarted peer has a new nonce
 		 * (random, or a boot counter), so only a new nonce ends it.
 		 */
-		if (nonce == a->peer_nonce) {
-			arq_emit_syn(a, true);
-			return;
-		}
+		a->due |= ARQ_DUE_SYNACK;
+		return;
+	}
+	if (a->old_peer_valid && nonce == a->old_peer_nonce) {
+		/* A SYN from before the peer's last restart, delivered late. */
+		arq_stale_control(a);
+		return;
+	}
+	if (a->state == PHYLLO_ARQ_OPEN) {
 		a->stats->peer_resets++;
 		arq_drop_inflight(a);
 	}
-	a->peer_nonce = nonce;
-	arq_emit_syn(a, true);
+	arq_set_peer(a, nonce, nbody ? body[0] : 0);
+	a->due |= ARQ_DUE_SYNACK;
 	arq_open(a, now);
+}
+
+/*
+ * RST: honoured only in an open session with handshake, and only when it
+ * names both nonces of this session (an RST from an earlier session, or
+ * from anyone who does not know them, is stale).
+ */
+static void arq_on_rst(struct phyllo_arq *a, const uint8_t *body, uint16_t nbody,
+		       uint32_t now)
+{
+	if (a->state != PHYLLO_ARQ_OPEN || !a->cfg.handshake || nbody < 8 ||
+	    arq_get32(body) != a->peer_nonce || arq_get32(body + 4) != a->local_nonce) {
+		arq_stale_control(a);
+		return;
+	}
+	phyllo_arq_reset(a, false, now);
 }
 
 static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
@@ -303,6 +378,10 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 			a->hold_dropped = true;
 			return PHYLLO_E_HOLD;
 		}
+		a->undo_valid = true;
+		a->undo_ack_pending = a->ack_pending;
+		a->undo_ack_due = a->ack_due;
+		a->undo_nak_sent = a->nak_sent;
 		a->rx_next++;
 		a->nak_sent = false;
 		/* Delay the ACK for a piggyback, but never past a second unit:
@@ -317,12 +396,14 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 		a->ack_due = now;
 		return PHYLLO_E_DUP;
 	}
-	/* Ahead of rx_next: something was lost. Ask once, and again only if
-	 * the gap outlives our own retransmit timeout (which has learnt how
-	 * slow the line is). */
+	/* Ahead of rx_next: something was lost, or refused while held (then
+	 * the release asks for it). Ask once, and again only if the gap
+	 * outlives our own retransmit timeout (which has learnt how slow the
+	 * line is). */
+	if (a->hold_dropped)
+		return PHYLLO_E_HOLD;
 	if (!a->nak_sent || now - a->nak_time >= a->rto) {
-		arq_emit_control(a, PHYLLO_FLAG_NAK);
-		a->stats->tx_naks++;
+		a->due |= ARQ_DUE_NAK;
 		a->nak_sent = true;
 		a->nak_time = now;
 	}
@@ -335,6 +416,7 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 	uint8_t flags, hdr = PHYLLO_RELIABLE_HDR;
 	int ret;
 
+	a->undo_valid = false;
 	if (n < PHYLLO_RELIABLE_HDR)
 		return PHYLLO_E_LENGTH;
 	flags = p[2];
@@ -346,12 +428,14 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 	if (flags & (uint8_t)~PHYLLO_FLAGS_KNOWN)
 		return PHYLLO_E_FLAGS;
 	if (flags & PHYLLO_FLAG_RST) {
-		if (a->state == PHYLLO_ARQ_OPEN)
-			phyllo_arq_reset(a, false, now_ms);
+		arq_on_rst(a, p + hdr, n - hdr, now_ms);
 		return 0;
 	}
 	if (flags & PHYLLO_FLAG_SYN) {
-		arq_on_syn(a, p, p + hdr, n - hdr, now_ms);
+		if (flags & PHYLLO_FLAG_ACK)
+			arq_on_synack(a, p, p + hdr, n - hdr, now_ms);
+		else
+			arq_on_syn(a, p, p + hdr, n - hdr, now_ms);
 		return 0;
 	}
 	if (a->state != PHYLLO_ARQ_OPEN && !(flags & PHYLLO_FLAG_NOS))
@@ -383,7 +467,9 @@ static uint16_t arq_until(uint16_t next, uint32_t now, uint32_t due)
 static void arq_on_timeout(struct phyllo_arq *a, uint32_t now)
 {
 	a->stats->tx_timeouts++;
-	if (a->cfg.max_retries && ++a->retries >= a->cfg.max_retries) {
+	if (a->retries < 255)
+		a->retries++;	/* also marks the RTO as backed off */
+	if (a->cfg.max_retries && a->retries >= a->cfg.max_retries) {
 		phyllo_arq_reset(a, true, now);
 		return;
 	}
@@ -391,6 +477,22 @@ static void arq_on_timeout(struct phyllo_arq *a, uint32_t now)
 	a->stats->rto_ms = a->rto;
 	a->nak_resent = false;
 	arq_resend_all(a, now);
+}
+
+/* What received units owed: answers first, then the window. */
+static void arq_pay_dues(struct phyllo_arq *a, uint32_t now)
+{
+	uint8_t due = a->due;
+
+	a->due = 0;
+	if (due & ARQ_DUE_SYNACK)
+		arq_emit_syn(a, true);
+	if (due & ARQ_DUE_NAK) {
+		arq_emit_control(a, PHYLLO_FLAG_NAK);
+		a->stats->tx_naks++;
+	}
+	if ((due & ARQ_DUE_RESEND) && a->tx_sent)
+		arq_resend_all(a, now);
 }
 
 uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
@@ -402,20 +504,25 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 	if (a->state == PHYLLO_ARQ_SYN_SENT) {
 		if (phyllo_time_reached(now_ms, a->syn_due)) {
 			arq_emit_syn(a, false);
-			a->syn_interval = clamp16((uint32_t)a->syn_interval << 1,
-						  a->cfg.rto_min_ms, a->cfg.rto_max_ms);
+			a->syn_interval = a->syn_interval ?
+				clamp16((uint32_t)a->syn_interval << 1, a->cfg.rto_min_ms,
+					a->cfg.rto_max_ms) : a->cfg.rto_init_ms;
 			a->syn_due = now_ms + a->syn_interval;
 		}
 		return arq_until(next, now_ms, a->syn_due);
 	}
+	arq_pay_dues(a, now_ms);
+	if (a->rto_armed && phyllo_time_reached(now_ms, a->rto_due))
+		arq_on_timeout(a, now_ms);
+	if (a->state != PHYLLO_ARQ_OPEN)
+		return 0;	/* the link was declared lost: SYN next poll */
+	arq_transmit_new(a, now_ms);
 	if (a->ack_pending && phyllo_time_reached(now_ms, a->ack_due)) {
 		arq_emit_control(a, 0);
 		a->stats->tx_acks++;
 	}
 	if (a->ack_pending)
 		next = arq_until(next, now_ms, a->ack_due);
-	if (a->rto_armed && phyllo_time_reached(now_ms, a->rto_due))
-		arq_on_timeout(a, now_ms);
 	if (a->rto_armed)
 		next = arq_until(next, now_ms, a->rto_due);
 	return next;
@@ -441,6 +548,7 @@ int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 		/* Public peers have no handshake: both sides start at seq 0. */
 		a->state = PHYLLO_ARQ_OPEN;
 		stats->sessions++;
+		a->events = PHYLLO_EV_OPEN;
 	}
 	return 0;
 }
@@ -487,8 +595,15 @@ int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
 
 void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms)
 {
-	if (rst)
-		arq_emit_control(a, PHYLLO_FLAG_RST);
+	if (rst && a->state == PHYLLO_ARQ_OPEN) {
+		uint8_t body[8];
+
+		/* Both nonces: the peer tells this session's RST from a stale one. */
+		arq_put32(body, a->local_nonce);
+		arq_put32(body + 4, a->peer_nonce);
+		arq_emit(a, 0, 0, PHYLLO_FLAG_NOS | PHYLLO_FLAG_RST, PHYLLO_TYPE_CONTROL,
+			 body, sizeof(body));
+	}
 	arq_drop_inflight(a);
 	a->rto_armed = false;
 	a->ack_pending = false;
@@ -501,4 +616,35 @@ void phyllo_arq_hold(struct phyllo_arq *a, bool hold)
 	a->hold = hold;
 	if (!hold && a->hold_dropped)
 		arq_ask_again(a);
+}
+
+int phyllo_arq_refuse(struct phyllo_arq *a)
+{
+	if (!a->undo_valid)
+		return PHYLLO_E_INVAL;
+	a->undo_valid = false;
+	a->rx_next--;
+	a->ack_pending = a->undo_ack_pending;
+	a->ack_due = a->undo_ack_due;
+	a->nak_sent = a->undo_nak_sent;
+	a->hold_dropped = true;
+	a->stats->rx_hold++;
+	return 0;
+}
+
+uint8_t phyllo_arq_take_events(struct phyllo_arq *a)
+{
+	uint8_t ev = a->events;
+
+	a->events = 0;
+	return ev;
+}
+
+void phyllo_arq_set_line_ms(struct phyllo_arq *a, uint16_t line_ms)
+{
+	a->cfg.line_ms = line_ms;
+	if (a->rtt_valid && !a->retries) {
+		a->rto = arq_rto_estimate(a);
+		a->stats->rto_ms = a->rto;
+	}
 }

@@ -9,9 +9,21 @@
  *     PHYLLO_E_AGAIN when the window is full. Units queued before the
  *     handshake completes go out when it does.
  *  3. phyllo_arq_receive() takes one received reliable-buffer payload and
- *     says whether it carries a unit for the application.
- *  4. phyllo_arq_poll() runs the timers (resend, delayed ACK, SYN retry);
- *     call it at least by the time it returns.
+ *     says whether it carries a unit for the application. It never sends:
+ *     what a received unit calls for (ACK, NAK, resend, SYN|ACK, units the
+ *     peer's ACK made room for) is owed and goes out at the next poll, so
+ *     no input can make the layer write more than one poll's worth.
+ *  4. phyllo_arq_poll() runs the timers and writes what is owed: at most
+ *     PHYLLO_ARQ_POLL_FRAMES(window) units per call. Call it after every
+ *     receive, and at least by the time it returns.
+ *  5. phyllo_arq_take_events() tells the glue what happened since it last
+ *     asked (session opened or reset, room to send), so no glue has to
+ *     guess from counters.
+ *  6. Back-pressure, one rule everywhere: a receiver that cannot take a
+ *     reliable unit refuses it (phyllo_arq_refuse() right after receive, or
+ *     phyllo_arq_hold() for everything); the unit stays unacknowledged, the
+ *     peer keeps it, and the layer asks for it again (NAK) once
+ *     phyllo_arq_hold(a, false) says there is room.
  * Time is always the caller's millisecond clock, passed in; it may wrap.
  */
 #ifndef PHYLLO_ARQ_H
@@ -29,6 +41,21 @@
 #if PHYLLO_ARQ_WINDOW_MAX < 1 || PHYLLO_ARQ_WINDOW_MAX > 64
 #error "PHYLLO_ARQ_WINDOW_MAX must be 1..64"
 #endif
+
+/* Most units one poll writes: a resent or new window, SYN|ACK, NAK, ACK. */
+#define PHYLLO_ARQ_POLL_FRAMES(window) ((window) + 3)
+
+/* A largest frame's time on a line of `baud` (8N1: 10 bits a byte), in
+ * whole ms rounded up: the value for phyllo_arq_config.line_ms. */
+#define PHYLLO_LINE_MS(baud) \
+	((uint16_t)(((uint32_t)PHYLLO_WIRE_MAX * 10000u + (uint32_t)(baud) - 1) / (uint32_t)(baud)))
+
+/* Events, as bits, collected until phyllo_arq_take_events(). */
+#define PHYLLO_EV_OPEN   0x01  /* a session opened */
+#define PHYLLO_EV_RESET  0x02  /* an open session ended (peer restart, RST,
+				* link loss, local reset): units in flight
+				* were lost, counted in stats->tx_reset_lost */
+#define PHYLLO_EV_ROOM   0x04  /* units were retired: room to queue more */
 
 enum phyllo_arq_state {
 	PHYLLO_ARQ_CLOSED = 0,   /* not started */
@@ -49,6 +76,10 @@ struct phyllo_arq_config {
 				 * window has room once its ACK is applied: for
 				 * a peer that answers every unit (an echo
 				 * server) and has nowhere else to put it */
+	uint16_t line_ms;       /* time a largest frame takes on the line, one
+				 * way (0: unknown or instant, e.g. a pty); the
+				 * RTO never goes below SRTT plus a frame each
+				 * way plus rto_min_ms */
 };
 
 /* Defaults: Go-Back-N as the public host, adaptive timeout; the window
@@ -79,6 +110,8 @@ struct phyllo_arq {
 	uint8_t state;          /* enum phyllo_arq_state */
 	uint32_t local_nonce;   /* our session identifier (sent in SYN) */
 	uint32_t peer_nonce;    /* peer's, learnt from its SYN or SYN|ACK */
+	uint32_t old_peer_nonce;/* the one before: its delayed SYNs are stale */
+	bool old_peer_valid;
 	uint8_t peer_window;    /* units the peer takes in flight (0: unsaid) */
 	bool hold;              /* receiver full: do not accept or ack data */
 	/* transmit side */
@@ -88,7 +121,10 @@ struct phyllo_arq {
 	uint8_t slot_head;      /* slot index holding tx_base */
 	uint8_t retries;        /* timeouts since the last progress */
 	bool rto_armed;
-	bool nak_resent;        /* resent on a NAK since the last progress */
+	bool nak_resent;        /* a NAK made us resend from nak_pos */
+	uint8_t nak_pos;
+	uint8_t due;            /* frames owed to the next poll (ARQ_DUE_*) */
+	uint8_t events;         /* PHYLLO_EV_* not yet taken */
 	uint32_t resend_time;   /* when the window was last resent */
 	bool rtt_timing;        /* a round-trip sample is running */
 	uint8_t rtt_seq;
@@ -103,8 +139,13 @@ struct phyllo_arq {
 	bool ack_pending;
 	bool nak_sent;          /* NAK sent for the current rx_next */
 	uint32_t nak_time;      /* when; repeated after rto_min_ms */
-	bool hold_dropped;      /* data dropped while held: NAK on release */
+	bool hold_dropped;      /* data refused while held: NAK on release */
 	uint32_t ack_due;
+	/* undo of the unit receive just accepted, for phyllo_arq_refuse() */
+	bool undo_valid;
+	bool undo_ack_pending;
+	bool undo_nak_sent;
+	uint32_t undo_ack_due;
 	/* handshake */
 	uint32_t syn_due;
 	uint16_t syn_interval;
@@ -147,7 +188,16 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms);
  * with rst the peer is told to do the same. */
 void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms);
 /* Receiver back-pressure: while held, new data is neither accepted nor
- * acknowledged, so the peer's window closes instead of data being lost. */
+ * acknowledged, so the peer's window closes instead of data being lost.
+ * Releasing the hold asks for what was refused (NAK, at the next poll). */
 void phyllo_arq_hold(struct phyllo_arq *a, bool hold);
+/* The reliable unit the last phyllo_arq_receive() returned cannot be
+ * taken: unaccept it, as if held. Returns 0, or PHYLLO_E_INVAL when the
+ * last receive accepted no reliable unit (NOS units cannot be refused). */
+int phyllo_arq_refuse(struct phyllo_arq *a);
+/* What happened since the last call: PHYLLO_EV_* bits; clears them. */
+uint8_t phyllo_arq_take_events(struct phyllo_arq *a);
+/* The line's speed changed: the time a largest frame takes, one way. */
+void phyllo_arq_set_line_ms(struct phyllo_arq *a, uint16_t line_ms);
 
 #endif /* PHYLLO_ARQ_H */

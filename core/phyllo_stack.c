@@ -203,3 +203,19 @@ uint16_t phyllo_stack_poll(struct phyllo_stack *s, uint32_t now_ms)
 {
 	return s->preset == PHYLLO_PRESET_STANDARD ? phyllo_arq_poll(&s->arq, now_ms) : 1000;
 }
+
+uint8_t phyllo_stack_take_events(struct phyllo_stack *s)
+{
+	return s->preset == PHYLLO_PRESET_STANDARD ? phyllo_arq_take_events(&s->arq) : 0;
+}
+
+int phyllo_stack_refuse(struct phyllo_stack *s)
+{
+	int ret = PHYLLO_E_INVAL;
+
+	if (s->preset == PHYLLO_PRESET_STANDARD)
+		ret = phyllo_arq_refuse(&s->arq);
+	if (ret == 0)
+		s->stats.rx_units--;	/* not delivered after all */
+	return ret;
+}

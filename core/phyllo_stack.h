@@ -13,12 +13,17 @@
  *  - phyllo_stack_receive() consumes bytes until one unit is ready (then it
  *    stops, so the caller handles one unit at a time) or the bytes run out.
  *    The unit points into the stack and stays valid until the next receive.
- *  - phyllo_stack_send() writes a whole frame to the output sink at once (or
- *    queues it in the send window, standard preset).
- *  - phyllo_stack_poll() runs timers; call it again within the milliseconds
- *    it returns, or sooner.
- * The output sink must take every byte it is given; size it for at least
- * PHYLLO_WIRE_MAX bytes per frame (a full window resent is window frames).
+ *    It writes nothing: what the input calls for goes out at the next poll.
+ *  - phyllo_stack_send() writes at most one frame (or queues the unit in
+ *    the send window, standard preset).
+ *  - phyllo_stack_poll() runs timers and writes what is owed, at most
+ *    PHYLLO_STACK_POLL_OUT_MAX bytes; call it after every receive and again
+ *    within the milliseconds it returns, or sooner.
+ *  - phyllo_stack_take_events() and phyllo_stack_refuse(): see
+ *    phyllo_arq.h (events, and the one back-pressure rule).
+ * The output sink must take every byte it is given: a glue with a bounded
+ * buffer calls poll only with PHYLLO_STACK_POLL_OUT_MAX bytes free and
+ * send with PHYLLO_WIRE_MAX free, and then never truncates a frame.
  */
 #ifndef PHYLLO_STACK_H
 #define PHYLLO_STACK_H
@@ -29,6 +34,10 @@
 #include "phyllo_datagram.h"
 #include "phyllo_arq.h"
 #include "phyllo_stats.h"
+
+/* The most one poll writes (a full window plus three control frames). */
+#define PHYLLO_STACK_POLL_OUT_MAX \
+	((uint16_t)PHYLLO_ARQ_POLL_FRAMES(PHYLLO_ARQ_WINDOW_MAX) * PHYLLO_WIRE_MAX)
 
 enum phyllo_preset {
 	PHYLLO_PRESET_MINIMAL = 0,
@@ -62,5 +71,12 @@ uint8_t phyllo_stack_room(const struct phyllo_stack *s);
 /* True when everything sent reliably has been acknowledged. */
 bool phyllo_stack_idle(const struct phyllo_stack *s);
 uint16_t phyllo_stack_poll(struct phyllo_stack *s, uint32_t now_ms);
+/* PHYLLO_EV_* since the last call (standard preset; 0 otherwise). */
+uint8_t phyllo_stack_take_events(struct phyllo_stack *s);
+/* The unit the last receive returned cannot be taken now. Reliable units
+ * stay with the peer and are asked for again once phyllo_arq_hold(.., false)
+ * is called; returns PHYLLO_E_INVAL for units that cannot be refused
+ * (below the standard preset, or NOS): the caller then drops and counts. */
+int phyllo_stack_refuse(struct phyllo_stack *s);
 
 #endif /* PHYLLO_STACK_H */

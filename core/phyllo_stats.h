@@ -42,6 +42,8 @@ struct phyllo_stats {
 	uint32_t peer_resets;     /* sessions ended by the peer restarting */
 	uint32_t rtt_ms;          /* smoothed round trip */
 	uint32_t rto_ms;          /* current retransmit timeout */
+	uint32_t rx_ctrl_stale;   /* SYN, SYN|ACK or RST that fits neither the
+				   * session's state nor its nonces: dropped */
 };
 
 #define PHYLLO_STATS_FIELDS (sizeof(struct phyllo_stats) / sizeof(uint32_t))
@@ -56,6 +58,7 @@ struct phyllo_stats {
 	X(rx_length) X(rx_crc) X(rx_type) X(rx_flags) X(rx_seq) X(rx_dup) \
 	X(rx_ack_stale) X(rx_nosession) X(rx_hold) X(rx_naks) X(tx_units) \
 	X(tx_frames) X(tx_bytes) X(tx_retransmits) X(tx_timeouts) X(tx_acks) \
-	X(tx_naks) X(tx_reset_lost) X(sessions) X(peer_resets) X(rtt_ms) X(rto_ms)
+	X(tx_naks) X(tx_reset_lost) X(sessions) X(peer_resets) X(rtt_ms) X(rto_ms) \
+	X(rx_ctrl_stale)
 
 #endif /* PHYLLO_STATS_H */

@@ -83,6 +83,7 @@ int main(void)
 	phyllo_fw_uart_init();
 	sei();
 	cfg.window = PHYLLO_FW_WINDOW;
+	cfg.line_ms = PHYLLO_LINE_MS(PHYLLO_FW_BAUD);
 	next_poll = phyllo_fw_clock_ms();
 	phyllo_node_init(&node, PHYLLO_FW_PRESET, PHYLLO_FW_APP_PUBSUB, &cfg, &out,
 			 &hooks, boot_nonce(), next_poll);

@@ -62,8 +62,10 @@ struct phyllo_link_state {
 };
 
 /*
- * Link statistics: the first 27 words are the protocol core's counters,
- * in the order of its struct phyllo_stats; then the glue's own.
+ * Link statistics: the first 28 words are the protocol core's counters,
+ * in the order of its struct phyllo_stats; then the glue's own. (Before
+ * the first release the core gained rx_ctrl_stale and the glue counters
+ * moved one word; from now on both only grow into the reserved words.)
  */
 struct phyllo_link_stats {
 	__u32 rx_bytes;
@@ -93,12 +95,13 @@ struct phyllo_link_stats {
 	__u32 peer_resets;
 	__u32 rtt_ms;
 	__u32 rto_ms;
+	__u32 rx_ctrl_stale;	/* session control that fits no session: dropped */
 	/* glue counters */
 	__u32 rx_tty_errors;	/* bytes flagged bad by the tty driver */
 	__u32 rx_queue_drops;	/* unit copies dropped on a full file queue */
 	__u32 rx_unclaimed;	/* units no open file wanted */
 	__u32 tx_overruns;	/* bytes the transmit buffer could not take */
-	__u32 reserved[9];
+	__u32 reserved[8];
 };
 
 /* phyllo_subscription.flags */
