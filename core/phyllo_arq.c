@@ -74,10 +74,11 @@ static uint32_t arq_get32(const uint8_t *p)
 /* A peer nonce (and window) accepted; a changed nonce retires the old. */
 static void arq_set_peer(struct phyllo_arq *a, uint32_t nonce, uint8_t window)
 {
-	if (a->state != PHYLLO_ARQ_CLOSED && nonce != a->peer_nonce) {
+	if (a->peer_known && nonce != a->peer_nonce) {
 		a->old_peer_nonce = a->peer_nonce;
 		a->old_peer_valid = true;
 	}
+	a->peer_known = true;
 	a->peer_nonce = nonce;
 	a->peer_window = window;
 }

@@ -112,6 +112,7 @@ struct phyllo_arq {
 	uint32_t peer_nonce;    /* peer's, learnt from its SYN or SYN|ACK */
 	uint32_t old_peer_nonce;/* the one before: its delayed SYNs are stale */
 	bool old_peer_valid;
+	bool peer_known;        /* peer_nonce was learnt */
 	uint8_t peer_window;    /* units the peer takes in flight (0: unsaid) */
 	bool hold;              /* receiver full: do not accept or ack data */
 	/* transmit side */
