@@ -8,6 +8,8 @@
 #include "util.h"
 #include "phyllo_wire.h"
 
+enum { CLIENT_UNSEEN, CLIENT_SEEN, CLIENT_LOST };
+
 int client_init(struct client *c, const struct payload_spec *spec, uint64_t count,
 		uint64_t window)
 {
@@ -31,7 +33,8 @@ void client_free(struct client *c)
 
 bool client_can_send(const struct client *c)
 {
-	return c->sent < c->count && c->sent - c->received - c->gaps < c->window;
+	return c->sent < c->count &&
+	       c->sent - c->received - c->gaps - c->reset_lost < c->window;
 }
 
 uint16_t client_next(const struct client *c, uint8_t *type, uint8_t *buf)
@@ -62,11 +65,15 @@ void client_got(struct client *c, uint8_t type, const uint8_t *data, uint16_t le
 		c->mismatches++;
 		return;
 	}
+	if (c->seen[i] == CLIENT_LOST) {
+		c->late++;	/* declared lost to a reset, yet here */
+		return;
+	}
 	if (c->seen[i]) {
 		c->dups++;
 		return;
 	}
-	c->seen[i] = 1;
+	c->seen[i] = CLIENT_SEEN;
 	c->rtt_us[c->received++] = util_now_us() - c->send_us[i];
 	if (i >= c->next_expect) {
 		c->gaps += i - c->next_expect;	/* lost, unless they turn up late */
@@ -79,14 +86,32 @@ void client_got(struct client *c, uint8_t type, const uint8_t *data, uint16_t le
 		c->t_end = util_now_us();
 }
 
+uint64_t client_reset(struct client *c, uint64_t unsent)
+{
+	uint64_t end = unsent < c->sent ? c->sent - unsent : 0, i, n = 0;
+
+	c->resets++;
+	for (i = c->next_expect; i < end; i++) {
+		c->seen[i] = CLIENT_LOST;
+		n++;
+	}
+	if (end > c->next_expect)
+		c->next_expect = end;
+	c->reset_lost += n;
+	if (client_done(c) && !c->t_end)
+		c->t_end = util_now_us();
+	return n;
+}
+
 bool client_done(const struct client *c)
 {
-	return c->received >= c->count;
+	return c->received + c->reset_lost >= c->count;
 }
 
 bool client_ok(const struct client *c)
 {
-	return c->received == c->count && !c->mismatches && !c->dups && !c->reordered;
+	return c->received + c->reset_lost == c->count && !c->mismatches && !c->dups &&
+	       !c->reordered && !c->late;
 }
 
 void client_result(struct client *c, struct client_result *r)
@@ -98,7 +123,7 @@ void client_result(struct client *c, struct client_result *r)
 	r->seconds = (double)(end - c->t_start) / 1e6;
 	r->msgs_per_s = r->seconds > 0 ? (double)c->received / r->seconds : 0.0;
 	r->kbytes_per_s = r->msgs_per_s * r->bytes / 1000.0;
-	r->lost = c->count - c->received;
+	r->lost = c->count - c->received - c->reset_lost;
 	r->p50_us = util_percentile(c->rtt_us, c->received, 50);
 	r->p99_us = util_percentile(c->rtt_us, c->received, 99);
 	r->max_us = util_percentile(c->rtt_us, c->received, 100);
@@ -111,12 +136,15 @@ void client_json(FILE *f, struct client *c)
 	client_result(c, &r);
 	fprintf(f, ",\"payload\":\"%s\",\"payload_bytes\":%u,\"sent\":%llu,\"received\":%llu,"
 		"\"mismatches\":%llu,\"lost\":%llu,\"duplicates\":%llu,\"reordered\":%llu,"
+		"\"reset_lost\":%llu,\"late\":%llu,"
 		"\"seconds\":%.3f,\"msgs_per_s\":%.1f,\"kbytes_per_s\":%.2f,"
 		"\"rtt_us\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}",
 		payload_name(&c->payload), r.bytes, (unsigned long long)c->sent,
 		(unsigned long long)c->received, (unsigned long long)c->mismatches,
 		(unsigned long long)r.lost, (unsigned long long)c->dups,
-		(unsigned long long)c->reordered, r.seconds, r.msgs_per_s, r.kbytes_per_s,
+		(unsigned long long)c->reordered, (unsigned long long)c->reset_lost,
+		(unsigned long long)c->late,
+		r.seconds, r.msgs_per_s, r.kbytes_per_s,
 		(unsigned long long)r.p50_us, (unsigned long long)r.p99_us,
 		(unsigned long long)r.max_us);
 }

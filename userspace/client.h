@@ -4,6 +4,14 @@
  * `phyllo peer --client` (userspace stack) and `phyllo echo` (/dev/phylloN):
  * what to send next, matching each echo to what was sent by its tag,
  * loss/duplicate/reorder counts, round-trip times, the JSON summary.
+ *
+ * Session resets: when the link says a session ended, client_reset() is
+ * told how many of the newest units the stack still holds unsent (they go
+ * out in the next session). Every unit before those and after the last
+ * echo received is then lost to the reset: its echo can no longer come
+ * back (the old session's frames all arrived before the news of the new
+ * one). Such units are counted apart (reset_lost); one that turns up all
+ * the same is an error (late). Any other missing unit is a loss.
  */
 #ifndef PHYLLO_CLIENT_H
 #define PHYLLO_CLIENT_H
@@ -17,8 +25,9 @@ struct client {
 	struct payload_spec payload;
 	uint64_t count, window;
 	uint64_t sent, received, mismatches, dups, reordered, next_expect, gaps;
+	uint64_t resets, reset_lost, late;
 	uint64_t *send_us, *rtt_us;
-	uint8_t *seen;
+	uint8_t *seen;		/* per unit: CLIENT_UNSEEN, _SEEN or _LOST */
 	uint64_t t_start, t_end;
 };
 
@@ -32,15 +41,19 @@ bool client_can_send(const struct client *c);
  * Call client_sent() once it is really on its way. */
 uint16_t client_next(const struct client *c, uint8_t *type, uint8_t *buf);
 void client_sent(struct client *c);
+/* The session ended; the stack keeps its `unsent` newest units for the
+ * next one. Returns the units lost to the reset. */
+uint64_t client_reset(struct client *c, uint64_t unsent);
 /* An echo came back. */
 void client_got(struct client *c, uint8_t type, const uint8_t *data, uint16_t len);
 bool client_done(const struct client *c);
-/* Zero lost, duplicated, reordered or wrong. */
+/* Zero lost (but to a reset), duplicated, reordered, late or wrong. */
 bool client_ok(const struct client *c);
 struct client_result {
 	uint16_t bytes;		/* payload bytes of one message */
 	double seconds, msgs_per_s, kbytes_per_s;
-	uint64_t lost, p50_us, p99_us, max_us;
+	uint64_t lost;		/* missing, not counting units lost to a reset */
+	uint64_t p50_us, p99_us, max_us;
 };
 
 void client_result(struct client *c, struct client_result *r);

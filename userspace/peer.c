@@ -1,8 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * peer.c - `phyllo peer`. One thread, one poll loop: read bytes, feed the
- * core, act on each unit, run the core's timers, write what it produced.
+ * core, act on each unit and on the core's events, run the core's timers,
+ * write what it produced.
+ *
+ * What it keeps of the core's contract (core/phyllo_stack.h):
+ *  - a bounded transmit buffer: the poll runs only with
+ *    PHYLLO_STACK_POLL_OUT_MAX bytes free, a send only with
+ *    PHYLLO_WIRE_MAX free (twice as much with faults on: duplicates);
+ *  - events after every receive and every poll: every session reset is
+ *    reported on stderr and counted (`resets` in the JSON), and the role
+ *    settles what the reset took (client_reset(), stream_lost());
+ *  - one back-pressure rule: the echo role queues what its send window
+ *    cannot take; with the queue full it refuses the unit just received
+ *    (phyllo_stack_refuse()) and holds the link until the queue has room
+ *    for a whole window again, when the core asks for the rest (NAK).
  * The fault injector sits between the core and the fd, on whole frames.
+ * --crash-after N stops an echo peer dead after N echoes, as a board
+ * whose power is cut: nothing more is written, nothing is said.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,6 +39,8 @@
 #include "phyllo_stack.h"
 
 #define PEND_MAX 64
+/* The transmit buffer's bound (the pty or tty takes what it can). */
+#define PEER_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
 
 enum peer_role { ROLE_NONE, ROLE_ECHO, ROLE_CLIENT, ROLE_STREAM, ROLE_SINK };
 static const char *const role_names[] = { "?", "echo", "client", "stream", "sink" };
@@ -40,7 +57,7 @@ struct peer_opts {
 	enum peer_role role;
 	bool unreliable, verbose;
 	unsigned long pause_ms, interval_ms;
-	unsigned long count, window, timeout_s;
+	unsigned long count, window, timeout_s, crash_after;
 	struct phyllo_arq_config arq;
 	struct fault_cfg fault;
 	bool faulty;
@@ -65,7 +82,12 @@ struct peer {
 	/* echo */
 	struct pend pend[PEND_MAX];
 	unsigned int pend_head, pend_n;
-	uint64_t echoed;
+	uint64_t echoed, refused, echo_dropped;
+	bool held;		/* the link is held until pend has room */
+	bool crashed;		/* --crash-after reached: stop dead */
+	/* sessions */
+	uint64_t resets;	/* session resets reported */
+	uint32_t reset_lost_seen, peer_resets_seen;	/* stats already reported */
 	struct client cl;
 	struct stream sm;
 	uint64_t sunk;		/* units a sink received */
@@ -125,57 +147,141 @@ static void stack_out(void *ctx, const uint8_t *buf, uint16_t n)
 	}
 }
 
+/* Room in the transmit buffer for `need` more bytes (a duplicate of
+ * each frame too, with faults on). */
+static bool tx_room(const struct peer *p, size_t need)
+{
+	return p->txlen + (p->fault ? 2 * need : need) <= PEER_TX_MAX;
+}
+
+static void echo_count(struct peer *p)
+{
+	p->echoed++;
+	if (p->o.crash_after && p->echoed >= p->o.crash_after)
+		p->crashed = true;
+}
+
+static int echo_try(struct peer *p, uint8_t type, const uint8_t *data, uint16_t len)
+{
+	int ret;
+
+	if (!tx_room(p, PHYLLO_WIRE_MAX))
+		return PHYLLO_E_AGAIN;
+	ret = phyllo_stack_send(&p->st, type, data, len, !p->o.unreliable, p->now);
+	if (ret == 0)
+		echo_count(p);
+	return ret;
+}
+
+/* No room for the unit just received: refuse it (the peer keeps it) and
+ * hold the link until there is room again. */
+static void echo_refuse(struct peer *p)
+{
+	if (phyllo_stack_refuse(&p->st) != 0) {
+		p->echo_dropped++;	/* unreliable: nobody keeps it */
+		return;
+	}
+	p->refused++;
+	if (!p->held) {
+		p->held = true;
+		phyllo_arq_hold(&p->st.arq, true);
+	}
+}
+
 /* Echo: send the unit back unchanged, or queue it while the window is
- * full; a full queue closes our receive window instead of losing data. */
+ * full; with the queue full too, refuse it. */
 static void echo_unit(struct peer *p, const struct phyllo_unit *u)
 {
 	struct pend *e;
 
-	if (!p->pend_n && phyllo_stack_send(&p->st, u->type, u->data, u->len,
-					    !p->o.unreliable, p->now) == 0) {
-		p->echoed++;
+	if (!p->pend_n && echo_try(p, u->type, u->data, u->len) == 0)
+		return;
+	if (p->pend_n == PEND_MAX) {
+		echo_refuse(p);
 		return;
 	}
 	e = &p->pend[(p->pend_head + p->pend_n++) % PEND_MAX];
 	e->type = u->type;
 	e->len = u->len;
 	memcpy(e->data, u->data, u->len);
-	if (p->pend_n == PEND_MAX)
-		phyllo_arq_hold(&p->st.arq, true);
 }
 
 static void echo_drain(struct peer *p)
 {
-	while (p->pend_n) {
+	while (p->pend_n && !p->crashed) {
 		struct pend *e = &p->pend[p->pend_head];
 
-		if (phyllo_stack_send(&p->st, e->type, e->data, e->len, !p->o.unreliable,
-				      p->now) != 0)
+		if (echo_try(p, e->type, e->data, e->len) != 0)
 			break;
-		p->echoed++;
 		p->pend_head = (p->pend_head + 1) % PEND_MAX;
-		if (p->pend_n-- == PEND_MAX)
-			phyllo_arq_hold(&p->st.arq, false);
+		p->pend_n--;
 	}
+	/* Released when a whole window, resent on the core's NAK, fits. */
+	if (p->held && PEND_MAX - p->pend_n >= PHYLLO_ARQ_WINDOW_MAX) {
+		p->held = false;
+		phyllo_arq_hold(&p->st.arq, false);
+	}
+}
+
+/* A session ended: say so, count it, settle what the role had in flight.
+ * The core retired the lost units last, after any acknowledged ones. */
+static void peer_reset(struct peer *p)
+{
+	const struct phyllo_stats *st = &p->st.stats;
+	uint32_t lost = st->tx_reset_lost - p->reset_lost_seen;
+	bool restart = st->peer_resets != p->peer_resets_seen;
+	uint64_t gone = lost;
+
+	p->reset_lost_seen = st->tx_reset_lost;
+	p->peer_resets_seen = st->peer_resets;
+	p->resets++;
+	if (p->o.role == ROLE_CLIENT) {
+		gone = client_reset(&p->cl, p->st.arq.tx_count);
+	} else if (p->o.role == ROLE_STREAM) {
+		stream_retired(&p->sm, p->st.arq.tx_retired_total - lost, util_now_us());
+		stream_lost(&p->sm, lost);
+	}
+	fprintf(stderr, "phyllo peer: session reset (%s): %u units in flight lost",
+		restart ? "the peer restarted" : "link lost or RST", lost);
+	if (p->o.role == ROLE_CLIENT)
+		fprintf(stderr, ", %llu echoes will not come back", (unsigned long long)gone);
+	fprintf(stderr, "; %s\n", p->st.arq.state == PHYLLO_ARQ_OPEN ? "new session open"
+									 : "reconnecting");
+}
+
+static void peer_events(struct peer *p)
+{
+	uint8_t ev = phyllo_stack_take_events(&p->st);
+
+	if (ev & PHYLLO_EV_RESET)
+		peer_reset(p);
+	if ((ev & PHYLLO_EV_OPEN) && p->o.verbose)
+		fprintf(stderr, "phyllo peer: session %u open\n", p->st.stats.sessions);
+	if ((ev & PHYLLO_EV_ROOM) && p->o.role == ROLE_ECHO)
+		echo_drain(p);
 }
 
 static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
 {
 	uint16_t used = 0;
 
+	/* After a crash the bytes the injector already passed on are still
+	 * counted (its counts stay comparable), and nothing is done. */
 	while (used < n) {
 		struct phyllo_unit u;
 		bool got;
 
 		used += phyllo_stack_receive(&p->st, b + used, n - used, p->now, &u, &got);
-		if (!got)
+		if (p->crashed)
 			continue;
-		if (p->o.role == ROLE_CLIENT)
+		/* the unit first: a refusal must come before anything is sent */
+		if (got && p->o.role == ROLE_CLIENT)
 			client_got(&p->cl, u.type, u.data, u.len);
-		else if (p->o.role == ROLE_ECHO)
+		else if (got && p->o.role == ROLE_ECHO)
 			echo_unit(p, &u);
-		else
+		else if (got)
 			p->sunk++;
+		peer_events(p);
 	}
 }
 
@@ -219,7 +325,7 @@ static void feed_bytes(struct peer *p, const uint8_t *b, size_t n)
 		}
 		return;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !p->crashed; i++)
 		feed_fault_byte(p, b[i]);
 }
 
@@ -227,7 +333,8 @@ static void client_send(struct peer *p)
 {
 	uint8_t buf[PHYLLO_DATAGRAM_MAX], type;
 
-	while (client_can_send(&p->cl) && phyllo_stack_room(&p->st)) {
+	while (client_can_send(&p->cl) && phyllo_stack_room(&p->st) &&
+	       tx_room(p, PHYLLO_WIRE_MAX)) {
 		uint16_t n = client_next(&p->cl, &type, buf);
 		int ret = phyllo_stack_send(&p->st, type, buf, n, !p->o.unreliable, p->now);
 
@@ -248,7 +355,8 @@ static void stream_send(struct peer *p)
 	uint64_t now = util_now_us();
 
 	stream_retired(&p->sm, p->st.arq.tx_retired_total, now);
-	while (stream_due(&p->sm, now) && phyllo_stack_room(&p->st)) {
+	while (stream_due(&p->sm, now) && phyllo_stack_room(&p->st) &&
+	       tx_room(p, PHYLLO_WIRE_MAX)) {
 		uint16_t n = stream_next(&p->sm, &type, buf);
 
 		if (phyllo_stack_send(&p->st, type, buf, n, true, p->now) != 0)
@@ -311,9 +419,10 @@ static int peer_turn(struct peer *p)
 		stream_send(p);
 	else if (p->o.role == ROLE_ECHO)
 		echo_drain(p);
-	if (p->st.preset == PHYLLO_PRESET_STANDARD) {
+	if (p->st.preset == PHYLLO_PRESET_STANDARD && tx_room(p, PHYLLO_STACK_POLL_OUT_MAX)) {
 		uint16_t n = phyllo_stack_poll(&p->st, p->now);
 
+		peer_events(p);
 		if (n < next)
 			next = n;
 	}
@@ -333,13 +442,15 @@ static int peer_loop(struct peer *p)
 	uint64_t deadline = util_now_us() + (uint64_t)p->o.timeout_s * 1000000u;
 	uint64_t linger = 0;
 
-	while (!peer_stop && !p->eof) {
+	while (!peer_stop && !p->eof && !p->crashed) {
 		struct pollfd pfd[2] = {
 			{ .fd = p->io.rfd, .events = POLLIN },
 			{ .fd = p->io.wfd, .events = 0 },
 		};
 		int timeout = peer_turn(p);
 
+		if (p->crashed)
+			break;	/* power cut: what is not written yet never will be */
 		if (flush_tx(p)) {
 			perror("phyllo: write");
 			return -1;
@@ -370,10 +481,18 @@ static int peer_loop(struct peer *p)
 	return 0;
 }
 
+/* Echo: units taken and not yet echoed and acknowledged (a crash loses
+ * them). */
+static unsigned int peer_unanswered(const struct peer *p)
+{
+	return p->pend_n + (p->st.preset == PHYLLO_PRESET_STANDARD ? p->st.arq.tx_count : 0);
+}
+
 static void peer_summary(struct peer *p, FILE *f)
 {
-	fprintf(f, "{\"role\":\"%s\",\"preset\":\"%s\",\"link\":\"%s\"",
-		role_names[p->o.role], util_preset_name(p->o.preset), p->io.name);
+	fprintf(f, "{\"role\":\"%s\",\"preset\":\"%s\",\"link\":\"%s\",\"resets\":%llu",
+		role_names[p->o.role], util_preset_name(p->o.preset), p->io.name,
+		(unsigned long long)p->resets);
 	if (p->o.role == ROLE_STREAM)
 		stream_json(f, &p->sm);
 	else if (p->o.role == ROLE_SINK)
@@ -381,7 +500,10 @@ static void peer_summary(struct peer *p, FILE *f)
 	else if (p->o.role == ROLE_CLIENT) {
 		client_json(f, &p->cl);
 	} else {
-		fprintf(f, ",\"echoed\":%llu", (unsigned long long)p->echoed);
+		fprintf(f, ",\"echoed\":%llu,\"refused\":%llu,\"dropped\":%llu,"
+			"\"unanswered\":%u,\"crashed\":%s", (unsigned long long)p->echoed,
+			(unsigned long long)p->refused, (unsigned long long)p->echo_dropped,
+			peer_unanswered(p), p->crashed ? "true" : "false");
 	}
 	fputs(",\"stats\":", f);
 	util_stats_json(f, &p->st.stats);
@@ -419,8 +541,14 @@ static void usage(FILE *f)
 	      "      --payload P         small | large | very-large | counter | hex:BYTES\n"
 	      "      --exact             send the literal tuple (no index tag)\n"
 	      "  -t, --timeout S         give up after S seconds (client default 120)\n"
+	      "      --crash-after N     echo: stop dead after N echoes (a board reset)\n"
 	      "Faults (seeded, per frame, percentages):\n"
 	      "      --drop PCT --corrupt PCT --dup PCT --delay PCT --delay-ms MS\n"
+	      "      --corrupt-bits N    corrupt 1..N bits (1..8) anywhere, delimiters\n"
+	      "                          included (default: one bit, never a zero)\n"
+	      "      --burst PCT         a run of 2..--burst-len frames dropped or corrupted\n"
+	      "      --burst-len N       (default 8)\n"
+	      "      --blackout PCT      everything dropped for --blackout-ms (default 100)\n"
 	      "      --seed N            --fault-dir tx|rx|both (default both)\n"
 	      "Output:\n"
 	      "      --stats FILE        write the JSON summary there at exit\n"
@@ -432,6 +560,7 @@ enum {
 	OPT_PTY = 256, OPT_CONNECT, OPT_RTO_MIN, OPT_RTO_MAX, OPT_ACK_DELAY, OPT_NO_HS,
 	OPT_PAYLOAD, OPT_EXACT, OPT_DROP, OPT_CORRUPT, OPT_DUP, OPT_DELAY, OPT_DELAY_MS,
 	OPT_SEED, OPT_FAULT_DIR, OPT_STATS, OPT_STREAM, OPT_SINK, OPT_PAUSE, OPT_INTERVAL,
+	OPT_CORRUPT_BITS, OPT_BURST, OPT_BURST_LEN, OPT_BLACKOUT, OPT_BLACKOUT_MS, OPT_CRASH,
 };
 
 static const struct option peer_longopts[] = {
@@ -461,6 +590,12 @@ static const struct option peer_longopts[] = {
 	{ "dup", required_argument, NULL, OPT_DUP },
 	{ "delay", required_argument, NULL, OPT_DELAY },
 	{ "delay-ms", required_argument, NULL, OPT_DELAY_MS },
+	{ "corrupt-bits", required_argument, NULL, OPT_CORRUPT_BITS },
+	{ "burst", required_argument, NULL, OPT_BURST },
+	{ "burst-len", required_argument, NULL, OPT_BURST_LEN },
+	{ "blackout", required_argument, NULL, OPT_BLACKOUT },
+	{ "blackout-ms", required_argument, NULL, OPT_BLACKOUT_MS },
+	{ "crash-after", required_argument, NULL, OPT_CRASH },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "fault-dir", required_argument, NULL, OPT_FAULT_DIR },
 	{ "stats", required_argument, NULL, OPT_STATS },
@@ -493,9 +628,40 @@ static void parse_fault_dir(struct peer_opts *o, const char *s)
 	}
 }
 
+/* The fault options added for the soak test (see fault.h). */
+static bool parse_fault_opt(struct peer_opts *o, int c, const char *arg)
+{
+	struct fault_cfg *f = &o->fault;
+
+	switch (c) {
+	case OPT_CORRUPT_BITS:
+		f->corrupt_bits = (unsigned int)util_parse_num("--corrupt-bits", arg, 1,
+								FAULT_BITS_MAX);
+		break;
+	case OPT_BURST:
+		f->burst_ppm = fault_parse_pct("--burst", arg);
+		o->faulty = true;
+		break;
+	case OPT_BURST_LEN:
+		f->burst_max = (unsigned int)util_parse_num("--burst-len", arg, 2, 1000);
+		break;
+	case OPT_BLACKOUT:
+		f->blackout_ppm = fault_parse_pct("--blackout", arg);
+		o->faulty = true;
+		break;
+	case OPT_BLACKOUT_MS:
+		f->blackout_ms = (uint32_t)util_parse_num("--blackout-ms", arg, 1, 60000);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
 /* Options that shape the stack and the faults. */
 static bool parse_stack_opt(struct peer_opts *o, int c, const char *arg)
 {
+	if (parse_fault_opt(o, c, arg))
+		return true;
 	switch (c) {
 	case 'p': o->preset = util_parse_preset(arg); break;
 	case 'w': o->window = util_parse_num("--window", arg, 1, 1000); break;
@@ -539,6 +705,7 @@ static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
 		break;
 	case OPT_EXACT: o->payload.exact = true; break;
 	case 't': o->timeout_s = util_parse_num("--timeout", arg, 0, 86400); break;
+	case OPT_CRASH: o->crash_after = util_parse_num("--crash-after", arg, 1, 100000000); break;
 	case OPT_STATS: o->stats_file = arg; break;
 	case 'v': o->verbose = true; break;
 	default: return false;
@@ -558,6 +725,8 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 	o->window = 4;
 	o->fault.dirs = 3;
 	o->fault.delay_ms = 30;
+	o->fault.blackout_ms = 100;
+	o->fault.burst_max = FAULT_BURST_DEFAULT;
 	o->fault.seed = 1;
 	o->link.connect_wait_s = 30;
 	payload_parse("small", &o->payload);
@@ -582,6 +751,10 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 	}
 	if (!!o->link.device + !!o->link.pty_link + !!o->link.connect > 1) {
 		fprintf(stderr, "phyllo peer: use only one of --device, --pty and --connect\n");
+		exit(2);
+	}
+	if (o->crash_after && o->role != ROLE_ECHO) {
+		fprintf(stderr, "phyllo peer: --crash-after is for --echo only\n");
 		exit(2);
 	}
 	if ((o->role == ROLE_CLIENT || o->role == ROLE_STREAM) && !o->count)
@@ -657,6 +830,10 @@ int peer_main(int argc, char **argv)
 	if (peer_setup(&p))
 		return 1;
 	ret = peer_loop(&p);
+	if (p.crashed)
+		fprintf(stderr, "phyllo peer: crashed on purpose after %llu echoes: %u units taken "
+			"and not answered are lost\n", (unsigned long long)p.echoed,
+			peer_unanswered(&p));
 	peer_report(&p);
 	link_close(&p.io);
 	if (ret)

@@ -49,26 +49,34 @@ void stream_retired(struct stream *s, uint32_t retired, uint64_t now_us)
 {
 	uint64_t done = (uint32_t)(retired - s->retired_base);
 
-	while (s->acked < done && s->acked < s->sent) {
-		s->ack_us[s->acked] = now_us - s->send_us[s->acked];
-		s->acked++;
+	while (s->done < done && s->done < s->sent) {
+		s->ack_us[s->acked++] = now_us - s->send_us[s->done++];
 		s->t_last = now_us;
 	}
 }
 
+void stream_lost(struct stream *s, uint64_t n)
+{
+	if (n > s->sent - s->done)
+		n = s->sent - s->done;
+	s->done += n;
+	s->lost += n;
+}
+
 bool stream_done(const struct stream *s)
 {
-	return s->acked >= s->count;
+	return s->done >= s->count;
 }
 
 void stream_json(FILE *f, struct stream *s)
 {
 	double secs = (double)(s->t_last - s->t_first) / 1e6;
 
-	fprintf(f, ",\"payload\":\"%s\",\"sent\":%llu,\"acked\":%llu,\"seconds\":%.3f,"
-		"\"goodput_kbytes_per_s\":%.2f,\"ack_us\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}",
+	fprintf(f, ",\"payload\":\"%s\",\"sent\":%llu,\"acked\":%llu,\"reset_lost\":%llu,"
+		"\"seconds\":%.3f,\"goodput_kbytes_per_s\":%.2f,"
+		"\"ack_us\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}",
 		payload_name(&s->payload), (unsigned long long)s->sent,
-		(unsigned long long)s->acked, secs,
+		(unsigned long long)s->acked, (unsigned long long)s->lost, secs,
 		secs > 0 ? (double)s->bytes / secs / 1000.0 : 0.0,
 		(unsigned long long)util_percentile(s->ack_us, s->acked, 50),
 		(unsigned long long)util_percentile(s->ack_us, s->acked, 99),
