@@ -21,6 +21,7 @@ all: $(HOST)/phyllo
 -include firmware/firmware.mk
 -include kernel/kernel.mk
 -include tests/tests.mk
+-include tests/fuzz/fuzz.mk
 
 check: $(CHECK_TARGETS)
 	@echo "make check: all of [$(CHECK_TARGETS)] passed"
