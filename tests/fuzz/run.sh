@@ -50,7 +50,9 @@ if [ -d "$regress" ]; then
 	echo "fuzz_$name: regression inputs done"
 fi
 
+start=$(date +%s)
 "$bin" "$@" -print_final_stats=1 "$work" "$seeds" >"$log" 2>&1 || fail "$log" "FAILED"
+echo "fuzz_$name: $(($(date +%s) - start)) s (wall clock, for the record only)"
 # The coverage as it grew (a few lines), the last line, the totals.
 grep -E '^#[0-9]+' "$log" | grep -E 'INITED|pulse|DONE' | tail -4
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log"
