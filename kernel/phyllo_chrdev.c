@@ -35,6 +35,7 @@ static int phyllo_open(struct inode *inode, struct file *file)
 {
 	struct phyllo_link *link;
 	struct phyllo_file *pf;
+	int err;
 
 	mutex_lock(&phyllo_units_lock);
 	link = idr_find(&phyllo_units, iminor(inode));
@@ -43,10 +44,10 @@ static int phyllo_open(struct inode *inode, struct file *file)
 	mutex_unlock(&phyllo_units_lock);
 	if (!link)
 		return -ENODEV;
-	pf = phyllo_file_open(link);
+	pf = phyllo_file_open(link, &err);
 	if (!pf) {
 		phyllo_link_put(link);
-		return -ENOMEM;
+		return err;
 	}
 	file->private_data = pf;
 	return stream_open(inode, file);
@@ -73,7 +74,12 @@ static ssize_t phyllo_read(struct file *file, char __user *buf, size_t count,
 			      file->f_flags & O_NONBLOCK, &err);
 	if (!ru)
 		return err;
-	ret = copy_to_user(buf, ru->data, ru->len) ? -EFAULT : ru->len;
+	if (copy_to_user(buf, ru->data, ru->len)) {
+		/* Nothing is lost to a bad buffer: the unit stays first. */
+		phyllo_file_unread(file->private_data, ru);
+		return -EFAULT;
+	}
+	ret = ru->len;
 	kfree(ru);
 	return ret;
 }
@@ -295,6 +301,10 @@ void phyllo_chrdev_remove(struct phyllo_link *link)
 	mutex_lock(&phyllo_units_lock);
 	idr_remove(&phyllo_units, link->unit);
 	mutex_unlock(&phyllo_units_lock);
+	/* The number may be given to the next link: this one has none now. */
+	mutex_lock(&link->lock);
+	WRITE_ONCE(link->unit, -1);
+	mutex_unlock(&link->lock);
 }
 
 int phyllo_chrdev_init(void)

@@ -5,13 +5,22 @@
  *
  * Contract:
  *  1. Every received unit is copied to each file whose subscription
- *     matches (fan-out). A full queue drops the copy and counts it; on the
- *     standard preset the link closes its receive window before that can
- *     happen (phyllo_link_update_hold_locked()).
- *  2. A read returns one whole unit or fails (EMSGSIZE leaves it queued).
- *  3. A pending session reset fails the next read, write or fsync once
+ *     matches (fan-out); the pub-sub header is parsed once per unit.
+ *     Receive memory is bounded per file (units, bytes), per link (bytes
+ *     of all files together) and by the number of open files.
+ *  2. A reliable unit that a matching file has no room for is refused as
+ *     a whole (the peer keeps it and resends it after a read makes room),
+ *     unless that file has been full for lim.stall_ms: a stalled reader
+ *     then loses its copy (counted) and the others get theirs. Files the
+ *     unit does not match never hold it. Other units (NOS, lower presets)
+ *     are dropped, and counted, for the files that have no room.
+ *  3. A read returns one whole unit or fails (EMSGSIZE leaves it queued;
+ *     EFAULT puts it back at the head).
+ *  4. A pending session reset fails the next read, write or fsync once
  *     with ECONNRESET; a dead link gives EOF to readers, EIO to writers.
- *  4. Functions here take kernel buffers; phyllo_chrdev.c copies to and
+ *     fsync waits for this file's own frames to leave and its reliable
+ *     units to be acknowledged (or lost to a reset), not for other files'.
+ *  5. Functions here take kernel buffers; phyllo_chrdev.c copies to and
  *     from userspace, so the KUnit suites drive these directly.
  */
 #include <linux/poll.h>
@@ -21,18 +30,28 @@
 #include "phyllo_link.h"
 #include "phyllo_pubsub.h"
 
-struct phyllo_file *phyllo_file_open(struct phyllo_link *link)
+/* NULL with *err -ENOMEM, or -EBUSY when the link has lim.files open. */
+struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
 {
 	struct phyllo_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 
+	*err = -ENOMEM;
 	if (!pf)
 		return NULL;
 	pf->link = link;
 	INIT_LIST_HEAD(&pf->rxq);
 	mutex_lock(&link->lock);
+	if (link->nfiles >= link->lim.files) {
+		mutex_unlock(&link->lock);
+		kfree(pf);
+		*err = -EBUSY;
+		return NULL;
+	}
+	link->nfiles++;
 	pf->reset_gen = link->reset_gen;
 	list_add_tail(&pf->node, &link->files);
 	mutex_unlock(&link->lock);
+	*err = 0;
 	return pf;
 }
 
@@ -43,12 +62,12 @@ void phyllo_file_release(struct phyllo_file *pf)
 
 	mutex_lock(&link->lock);
 	list_del(&pf->node);
+	link->nfiles--;
 	list_for_each_entry_safe(ru, tmp, &pf->rxq, node)
 		kfree(ru);
-	if (link->held) {
-		phyllo_link_update_hold_locked(link);
-		phyllo_link_kick_locked(link);
-	}
+	link->rxq_bytes -= pf->rxq_bytes;
+	phyllo_link_room_locked(link);
+	phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
 	kfree(pf);
 }
@@ -84,47 +103,70 @@ int phyllo_sub_check(const struct phyllo_subscription *sub)
 	return 0;
 }
 
-bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
-		      const u8 *data, size_t len)
-{
+/* One received unit, with its pub-sub header parsed once for all files. */
+struct phyllo_rx {
+	const struct phyllo_unit *u;
+	bool pubsub;			/* m holds a valid pub-sub header */
 	struct phyllo_pubsub m;
+};
 
-	if ((sub->flags & PHYLLO_SUB_TYPE) && type != sub->type)
+static void phyllo_rx_parse(struct phyllo_rx *rx, const struct phyllo_unit *u)
+{
+	rx->u = u;
+	rx->pubsub = u->type == PHYLLO_TYPE_PUBSUB &&
+		     phyllo_pubsub_parse(u->data, u->len, &rx->m) >= 0;
+}
+
+static bool phyllo_sub_match_rx(const struct phyllo_subscription *sub,
+				const struct phyllo_rx *rx)
+{
+	if ((sub->flags & PHYLLO_SUB_TYPE) && rx->u->type != sub->type)
 		return false;
 	if (!(sub->flags & PHYLLO_SUB_TOPIC))
 		return true;
-	if (type != PHYLLO_TYPE_PUBSUB ||
-	    phyllo_pubsub_parse(data, len, &m) < 0)
-		return false;
-	return phyllo_pubsub_topic_match(&m, sub->topic, sub->topic_len);
+	return rx->pubsub &&
+	       phyllo_pubsub_topic_match(&rx->m, sub->topic, sub->topic_len);
 }
 
-static bool phyllo_file_full(const struct phyllo_file *pf)
+bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
+		      const u8 *data, size_t len)
+{
+	struct phyllo_unit u = { .type = type, .data = data, .len = len };
+	struct phyllo_rx rx;
+
+	phyllo_rx_parse(&rx, &u);
+	return phyllo_sub_match_rx(sub, &rx);
+}
+
+/* Room for a unit of len bytes in this file and in the link's budget. */
+static bool phyllo_file_room(const struct phyllo_file *pf, u32 len)
 {
 	const struct phyllo_link *link = pf->link;
 
-	return pf->rxq_units >= link->rxq_units_max ||
-	       pf->rxq_bytes + PHYLLO_UNIT_MAX > link->rxq_bytes_max;
+	return pf->rxq_units < link->lim.units &&
+	       pf->rxq_bytes + len <= link->lim.bytes &&
+	       link->rxq_bytes + len <= link->lim.link_bytes;
 }
 
-bool phyllo_files_full_locked(struct phyllo_link *link)
+/* Full, and for longer than stall_ms: this file no longer holds the link. */
+static bool phyllo_file_stalled(struct phyllo_file *pf, u32 now)
 {
-	struct phyllo_file *pf;
-
-	list_for_each_entry(pf, &link->files, node)
-		if (phyllo_file_full(pf))
-			return true;
-	return false;
+	if (!pf->full) {
+		pf->full = true;
+		pf->full_since = now;
+	}
+	return (s32)(now - pf->full_since) >= (s32)pf->link->lim.stall_ms;
 }
 
 static bool phyllo_file_enqueue(struct phyllo_file *pf,
 				const struct phyllo_unit *u)
 {
+	struct phyllo_link *link = pf->link;
 	struct phyllo_rxunit *ru;
 
-	if (phyllo_file_full(pf))
+	if (!phyllo_file_room(pf, u->len + 1))
 		return false;
-	ru = kmalloc(struct_size(ru, data, u->len + 1), GFP_KERNEL);
+	ru = kmalloc(struct_size(ru, data, u->len + 1), GFP_KERNEL | __GFP_NOWARN);
 	if (!ru)
 		return false;
 	ru->len = u->len + 1;
@@ -133,17 +175,37 @@ static bool phyllo_file_enqueue(struct phyllo_file *pf,
 	list_add_tail(&ru->node, &pf->rxq);
 	pf->rxq_units++;
 	pf->rxq_bytes += ru->len;
+	link->rxq_bytes += ru->len;
 	return true;
 }
 
-void phyllo_files_deliver_locked(struct phyllo_link *link,
-				 const struct phyllo_unit *u)
+/* Refusable: would a matching file that is not stalled have to drop it? */
+static bool phyllo_files_must_refuse(struct phyllo_link *link,
+				     const struct phyllo_rx *rx)
+{
+	u32 now = phyllo_link_now(link);
+	struct phyllo_file *pf;
+
+	list_for_each_entry(pf, &link->files, node)
+		if (phyllo_sub_match_rx(&pf->sub, rx) &&
+		    !phyllo_file_room(pf, rx->u->len + 1) &&
+		    !phyllo_file_stalled(pf, now))
+			return true;
+	return false;
+}
+
+bool phyllo_files_deliver_locked(struct phyllo_link *link,
+				 const struct phyllo_unit *u, bool refusable)
 {
 	struct phyllo_file *pf;
+	struct phyllo_rx rx;
 	bool claimed = false;
 
+	phyllo_rx_parse(&rx, u);
+	if (refusable && phyllo_files_must_refuse(link, &rx))
+		return false;
 	list_for_each_entry(pf, &link->files, node) {
-		if (!phyllo_sub_match(&pf->sub, u->type, u->data, u->len)) {
+		if (!phyllo_sub_match_rx(&pf->sub, &rx)) {
 			pf->stats.rx_filtered++;
 			continue;
 		}
@@ -155,6 +217,7 @@ void phyllo_files_deliver_locked(struct phyllo_link *link,
 	}
 	if (!claimed)
 		link->gstats.rx_unclaimed++;
+	return true;
 }
 
 /* Report a pending reset once: true if it was pending. */
@@ -187,13 +250,31 @@ static struct phyllo_rxunit *phyllo_file_take_locked(struct phyllo_file *pf,
 	list_del(&ru->node);
 	pf->rxq_units--;
 	pf->rxq_bytes -= ru->len;
+	link->rxq_bytes -= ru->len;
 	pf->stats.rx_units++;
-	if (link->held) {
-		phyllo_link_update_hold_locked(link);
+	pf->full = false;
+	if (link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	    link->stack.arq.hold_dropped) {
+		phyllo_link_room_locked(link);
 		phyllo_link_kick_locked(link);
 	}
 	*err = 0;
 	return ru;
+}
+
+/* A unit the reader could not take (EFAULT): back at the head, as if it
+ * had never been read. */
+void phyllo_file_unread(struct phyllo_file *pf, struct phyllo_rxunit *ru)
+{
+	struct phyllo_link *link = pf->link;
+
+	mutex_lock(&link->lock);
+	list_add(&ru->node, &pf->rxq);
+	pf->rxq_units++;
+	pf->rxq_bytes += ru->len;
+	link->rxq_bytes += ru->len;
+	pf->stats.rx_units--;
+	mutex_unlock(&link->lock);
 }
 
 static bool phyllo_file_readable(struct phyllo_file *pf)
@@ -250,8 +331,11 @@ static int phyllo_file_send_locked(struct phyllo_file *pf, const u8 *unit,
 		return ret;
 	pf->stats.tx_units++;
 	if (reliable) {
-		pf->tx_mark = link->stack.arq.tx_queued_total;
+		pf->tx_mark = link->tx_total_base + link->stack.arq.tx_queued_total;
 		pf->tx_marked = true;
+	} else {
+		pf->fifo_mark = link->fifo_in;
+		pf->fifo_marked = true;
 	}
 	return 0;
 }
@@ -295,7 +379,10 @@ static int phyllo_file_synced_locked(struct phyllo_file *pf)
 		return -ECONNRESET;
 	if (link->dead)
 		return -EIO;
-	if (link->tty && !kfifo_is_empty(&link->txfifo))
+	/* Its unreliable frames have left for the tty (other files' later
+	 * writes do not count); its reliable units are acknowledged. */
+	if (link->tty && pf->fifo_marked &&
+	    (s32)(link->fifo_out - pf->fifo_mark) < 0)
 		return -EAGAIN;
 	if (!pf->tx_marked ||
 	    (s32)(phyllo_link_tx_done_locked(link) - pf->tx_mark) >= 0)

@@ -6,7 +6,9 @@
  * transmit fifo into the other's receive path (pump), so two stacks talk
  * through the real glue (fan-out, queues, hold, resets) deterministically.
  * Files are driven through phyllo_file_*() with kernel buffers and
- * non-blocking calls; phyllo_chrdev.c only adds the user copies.
+ * non-blocking calls; phyllo_chrdev.c only adds the user copies. The
+ * links' clock is glue_ms, moved by hand: no case sleeps for the stack's
+ * timers (the kthread cases sleep only to see a thread block).
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
@@ -26,8 +28,21 @@ struct glue_ctx {
 	struct phyllo_file *file[GLUE_FILES];
 };
 
+static u32 glue_ms;
+
+static u32 glue_clock(void)
+{
+	return READ_ONCE(glue_ms);
+}
+
+static void glue_advance(u32 ms)
+{
+	WRITE_ONCE(glue_ms, glue_ms + ms);
+}
+
 static int glue_init(struct kunit *test)
 {
+	WRITE_ONCE(glue_ms, 1000);
 	test->priv = kunit_kzalloc(test, sizeof(struct glue_ctx), GFP_KERNEL);
 	return test->priv ? 0 : -ENOMEM;
 }
@@ -48,28 +63,43 @@ static void glue_exit(struct kunit *test)
 	}
 }
 
+static struct phyllo_link *glue_link_cfg(struct kunit *test, int i,
+					 struct phyllo_link_config *cfg,
+					 u32 rxq_units)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_rx_limits lim;
+	struct phyllo_link_config def;
+	struct phyllo_link *link;
+
+	phyllo_config_default(&def, &lim);
+	if (rxq_units)
+		lim.units = rxq_units;
+	link = phyllo_link_create(cfg, &lim);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(link));
+	link->clock = glue_clock;
+	ctx->link[i] = link;
+	return link;
+}
+
 static struct phyllo_link *glue_link(struct kunit *test, int i, u32 preset,
 				     u32 rxq_units)
 {
-	struct glue_ctx *ctx = test->priv;
 	struct phyllo_link_config cfg;
-	struct phyllo_link *link;
-	u32 units, bytes;
+	struct phyllo_rx_limits lim;
 
-	phyllo_config_default(&cfg, &units, &bytes);
+	phyllo_config_default(&cfg, &lim);
 	cfg.preset = preset;
-	link = phyllo_link_create(&cfg, rxq_units ? rxq_units : units, bytes);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(link));
-	ctx->link[i] = link;
-	return link;
+	return glue_link_cfg(test, i, &cfg, rxq_units);
 }
 
 static struct phyllo_file *glue_file(struct kunit *test, int i,
 				     struct phyllo_link *link)
 {
 	struct glue_ctx *ctx = test->priv;
+	int err;
 
-	ctx->file[i] = phyllo_file_open(link);
+	ctx->file[i] = phyllo_file_open(link, &err);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->file[i]);
 	return ctx->file[i];
 }
@@ -113,7 +143,7 @@ static void glue_pump(struct phyllo_link *a, struct phyllo_link *b)
 static void glue_pump_wait(struct phyllo_link *a, struct phyllo_link *b)
 {
 	glue_pump(a, b);
-	usleep_range(5000, 6000);
+	glue_advance(5);
 	glue_kick(a);
 	glue_kick(b);
 	glue_pump(a, b);
@@ -210,9 +240,9 @@ static struct kunit_suite errno_suite = {
 
 static void glue_default_cfg(struct phyllo_link_config *cfg)
 {
-	u32 units, bytes;
+	struct phyllo_rx_limits lim;
 
-	phyllo_config_default(cfg, &units, &bytes);
+	phyllo_config_default(cfg, &lim);
 }
 
 static void config_check_accepts_module_defaults(struct kunit *test)
@@ -273,12 +303,13 @@ static void config_check_rejects_unknown_flags_and_preset(struct kunit *test)
 
 static void link_create_rejects_bad_config(struct kunit *test)
 {
+	struct phyllo_rx_limits lim = { .units = 4, .bytes = 4096 };
 	struct phyllo_link_config cfg;
 	struct phyllo_link *link;
 
 	glue_default_cfg(&cfg);
 	cfg.max_retries = 256;
-	link = phyllo_link_create(&cfg, 4, 4096);
+	link = phyllo_link_create(&cfg, &lim);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(link), -EINVAL);
 }
 
@@ -969,5 +1000,389 @@ static struct kunit_suite link_suite = {
 	.test_cases = link_cases,
 };
 
+
+/* ---- phyllo_glue_hostile: findings of the adversarial review ---- */
+
+static void glue_frame_out(void *ctx, const uint8_t *buf, uint16_t n)
+{
+	struct kfifo *f = ctx;
+
+	kfifo_in(f, buf, n);
+}
+
+/*
+ * A CRC-valid standard-preset frame built by hand, as a hostile peer would:
+ * datagram, validated datagram, reliable header, body. Returns its length.
+ */
+static size_t glue_forge(u8 *wire, size_t cap, u8 seq, u8 ack, u8 flags,
+			 u8 type, const u8 *body, u8 nbody)
+{
+	u8 hdr[PHYLLO_DATAGRAM_HDR + PHYLLO_VALIDATED_HDR + PHYLLO_RELIABLE_HDR];
+	u8 *rel = hdr + PHYLLO_DATAGRAM_HDR + PHYLLO_VALIDATED_HDR;
+	DEFINE_KFIFO(f, u8, 512);
+	struct phyllo_out out = { .write = glue_frame_out, .ctx = &f };
+	static const u8 delim;
+
+	rel[0] = seq;
+	rel[1] = ack;
+	rel[2] = flags;
+	rel[3] = type;
+	phyllo_datagram_header(hdr, PHYLLO_TYPE_VALIDATED,
+			       PHYLLO_VALIDATED_HDR + PHYLLO_RELIABLE_HDR + nbody);
+	phyllo_validated_header(hdr + PHYLLO_DATAGRAM_HDR, PHYLLO_TYPE_RELIABLE,
+				PHYLLO_RELIABLE_HDR, body, nbody);
+	kfifo_in(&f, &delim, 1);
+	phyllo_cobs_write(&out, hdr, sizeof(hdr), body, nbody);
+	kfifo_in(&f, &delim, 1);
+	return kfifo_out(&f, wire, cap);
+}
+
+static struct phyllo_link *glue_link_window(struct kunit *test, int i, u32 window)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	cfg.window = window;
+	return glue_link_cfg(test, i, &cfg, 0);
+}
+
+/*
+ * Finding 2: one receive_buf of nine NOS|ACK|NAK frames, each acking one
+ * more unit, made the core resend the rest of an 8-unit window each time
+ * (126 bytes in, 9,252 out, truncated frames on the wire). Now nothing is
+ * resent for units the same buffer acknowledges, and the fifo never holds
+ * more than one poll's worth.
+ */
+static void hostile_nak_burst_is_bounded(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link_window(test, 0, 8);
+	struct phyllo_link *b = glue_link_window(test, 1, 8);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_stats st;
+	u8 *wire = kunit_kzalloc(test, 9 * 32, GFP_KERNEL);
+	size_t n = 0;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	glue_pump(a, b);
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, glue_send(fa, 0x10, i, 200), 200);
+	glue_lose(a);
+	for (i = 0; i < 9; i++)
+		n += glue_forge(wire + n, 32, 0, i, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK |
+				PHYLLO_FLAG_NAK, 0, NULL, 0);
+	phyllo_link_receive(a, wire, NULL, n);
+	glue_stats(a, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_naks, 9U);
+	KUNIT_EXPECT_EQ(test, st.tx_retransmits, 0U);
+	KUNIT_EXPECT_EQ(test, st.tx_overruns, 0U);
+	/* the same nine NAKs all at position 0: one resend of the window */
+	for (i = 0; i < 8; i++)
+		KUNIT_ASSERT_EQ(test, glue_send(fa, 0x10, i, 200), 200);
+	glue_lose(a);
+	for (i = 0, n = 0; i < 9; i++)
+		n += glue_forge(wire + n, 32, 0, 8, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK |
+				PHYLLO_FLAG_NAK, 0, NULL, 0);
+	phyllo_link_receive(a, wire, NULL, n);
+	glue_stats(a, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_retransmits, 8U);
+	KUNIT_EXPECT_EQ(test, st.tx_overruns, 0U);
+	KUNIT_EXPECT_LE(test, kfifo_len(&a->txfifo), (unsigned int)PHYLLO_TX_RESERVE);
+}
+
+/* Finding 3: stray SYN|ACK, bare RST, RST of another session. */
+static void hostile_session_control_is_stale(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link_window(test, 0, 8);
+	struct phyllo_link *b = glue_link_window(test, 1, 8);
+	static const u8 synack[9] = { 1, 0, 0, 0, 0x42, 0, 0, 0, 0 };
+	static const u8 rst[8] = { 0, 0, 0, 1, 0, 0, 0, 2 };
+	struct phyllo_link_state st;
+	struct phyllo_link_stats ls;
+	u8 wire[64];
+	size_t n;
+
+	glue_pump(a, b);
+	KUNIT_ASSERT_EQ(test, a->stack.arq.peer_window, 8);
+	n = glue_forge(wire, sizeof(wire), 0x42, 0, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK,
+		       0, synack, sizeof(synack));
+	phyllo_link_receive(a, wire, NULL, n);
+	n = glue_forge(wire, sizeof(wire), 0, 0, PHYLLO_FLAG_NOS | PHYLLO_FLAG_RST,
+		       0, NULL, 0);
+	phyllo_link_receive(a, wire, NULL, n);
+	n = glue_forge(wire, sizeof(wire), 0, 0, PHYLLO_FLAG_NOS | PHYLLO_FLAG_RST,
+		       0, rst, sizeof(rst));
+	phyllo_link_receive(a, wire, NULL, n);
+	KUNIT_EXPECT_EQ(test, a->stack.arq.peer_window, 8);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_UP);
+	KUNIT_EXPECT_EQ(test, st.resets, 0U);
+	glue_stats(a, &ls);
+	KUNIT_EXPECT_EQ(test, ls.rx_ctrl_stale, 3U);
+}
+
+/* Finding 1: after SET_CONFIG, fsync reported ECONNRESET once and then
+ * blocked for ever; tx_unacked stayed wrong; the lost units went
+ * uncounted. */
+static void hostile_reconfigure_retires_units_in_flight(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_config cfg;
+	struct phyllo_link_state st;
+	struct phyllo_file_stats fs;
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 2), 2);
+	glue_lose(a);
+	glue_default_cfg(&cfg);
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(fa, &fs);
+	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 0U);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_reset_lost, 2U);
+	/* the new session works and fsync waits for it again */
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 3, 2), 2);
+	phyllo_file_stats(fa, &fs);
+	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 1U);
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
+}
+
+/* Finding 4: a full file held the link even for units it filters out. */
+static void hostile_filtered_units_pass_a_full_file(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 1);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *full = glue_file(test, 1, b);
+	struct phyllo_file *rd = glue_file(test, 2, b);
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE, .type = 0x11 };
+	struct phyllo_link_stats st;
+	u8 got[PHYLLO_UNIT_MAX];
+	int i, recvd = 0;
+
+	KUNIT_ASSERT_EQ(test, phyllo_file_subscribe(full, &sub), 0);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x11, 0, 2), 2);	/* fills it */
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(rd, got, sizeof(got)), 2);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 2), 2);
+	for (i = 0; i < 10 && recvd < 4; i++) {
+		glue_pump_wait(a, b);
+		while (glue_recv(rd, got, sizeof(got)) > 0)
+			recvd++;
+	}
+	KUNIT_EXPECT_EQ(test, recvd, 4);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_hold, 0U);
+}
+
+/* Finding 4: a reader that never reads holds the link for stall_ms, then
+ * loses its copies (counted) while the others go on. */
+static void hostile_stalled_reader_stops_holding(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 2);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *stall = glue_file(test, 1, b);
+	struct phyllo_file *rd = glue_file(test, 2, b);
+	struct phyllo_file_stats fs;
+	u8 got[PHYLLO_UNIT_MAX];
+	int i, recvd = 0;
+
+	glue_pump(a, b);
+	for (i = 0; i < 200 && recvd < 6; i++) {
+		while (recvd + (int)a->stack.arq.tx_count < 6 &&
+		       glue_send(fa, 0x10, i, 2) == 2)
+			;
+		glue_pump(a, b);
+		glue_advance(50);	/* timeouts resend what b refused */
+		glue_kick(a);
+		glue_kick(b);
+		glue_pump(a, b);
+		while (glue_recv(rd, got, sizeof(got)) > 0)
+			recvd++;
+	}
+	KUNIT_EXPECT_EQ(test, recvd, 6);
+	KUNIT_EXPECT_GE(test, glue_ms, 1000U + b->lim.stall_ms);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(stall, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_queued, 2U);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 4U);
+}
+
+/* Finding 4: opens per link and queued bytes per link are bounded. */
+static void hostile_opens_and_link_memory_are_capped(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *f1, *f2;
+	struct phyllo_link_stats st;
+	int err, i;
+
+	b->lim.files = 2;
+	b->lim.link_bytes = 2 * 253;
+	f1 = glue_file(test, 1, b);
+	f2 = glue_file(test, 2, b);
+	KUNIT_EXPECT_NULL(test, phyllo_file_open(b, &err));
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 200), 200);
+	glue_pump(a, b);
+	KUNIT_EXPECT_LE(test, b->rxq_bytes, b->lim.link_bytes);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_queue_drops, 4U);	/* 6 copies, 2 fit */
+	KUNIT_EXPECT_EQ(test, f1->rxq_units + f2->rxq_units, 2U);
+}
+
+/* Finding 5: a read that faults puts the unit back; a detached link does
+ * not report a unit number another link may have. */
+static void hostile_efault_keeps_unit_and_detach_forgets_unit(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_state st;
+	struct phyllo_rxunit *ru;
+	u8 got[PHYLLO_UNIT_MAX];
+	int err;
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 7, 9), 9);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 8, 9), 9);
+	glue_pump(a, b);
+	ru = phyllo_file_recv(fb, sizeof(got), true, &err);
+	KUNIT_ASSERT_NOT_NULL(test, ru);
+	phyllo_file_unread(fb, ru);		/* copy_to_user failed */
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 9);
+	KUNIT_EXPECT_EQ(test, got[1], 7);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 9);
+	KUNIT_EXPECT_EQ(test, got[1], 8);
+	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(b, NULL), 0);
+	glue_state(b, &st);
+	KUNIT_EXPECT_NE(test, st.unit, PHYLLO_UNIT_NONE);
+	phyllo_chrdev_remove(b);
+	glue_state(b, &st);
+	KUNIT_EXPECT_EQ(test, st.unit, PHYLLO_UNIT_NONE);
+}
+
+/* A flood of CRC-valid control frames while nobody reads: memory and
+ * output stay bounded, and a normal session works afterwards. */
+static void hostile_control_flood_then_normal_session(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	static const u8 flags[] = {
+		PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK,
+		PHYLLO_FLAG_SYN, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK,
+		PHYLLO_FLAG_NOS | PHYLLO_FLAG_RST, PHYLLO_FLAG_ACK,
+	};
+	u8 body[9], got[PHYLLO_UNIT_MAX], *wire;
+	struct phyllo_link_stats st;
+	size_t n;
+	int i, j, recvd = 0;
+
+	wire = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	glue_pump(a, b);
+	for (i = 0; i < 200; i++) {
+		for (j = 0, n = 0; n + 64 < 4096; j++) {
+			memset(body, i + j, sizeof(body));
+			n += glue_forge(wire + n, 64, (u8)j, (u8)(i * 7 + j),
+					flags[(i + j) % ARRAY_SIZE(flags)], 0x60,
+					body, (u8)(j % sizeof(body)));
+		}
+		phyllo_link_receive(a, wire, NULL, n);
+		KUNIT_ASSERT_LE(test, kfifo_len(&a->txfifo), (unsigned int)PHYLLO_TX_RESERVE);
+		glue_lose(a);
+		glue_advance(1);
+	}
+	glue_stats(a, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_overruns, 0U);
+	KUNIT_EXPECT_LE(test, a->rxq_bytes, a->lim.link_bytes);
+	/* a new, honest peer: the session comes back */
+	glue_lose(b);
+	b = glue_link(test, 2, PHYLLO_CFG_STANDARD, 0);
+	phyllo_file_release(fb);
+	((struct glue_ctx *)test->priv)->file[1] = NULL;
+	fb = glue_file(test, 1, b);
+	for (i = 0; i < 200 && recvd < 5; i++) {
+		glue_pump_wait(a, b);
+		glue_advance(200);
+		glue_kick(a);
+		glue_kick(b);
+		if (a->stack.arq.state == PHYLLO_ARQ_OPEN && i % 10 == 0)
+			glue_send(fa, 0x10, recvd, 3);
+		while (glue_recv(fb, got, sizeof(got)) > 0)
+			recvd++;
+	}
+	KUNIT_EXPECT_GE(test, recvd, 1);
+}
+
+/* 1 MiB with no delimiter, and bytes flagged break, frame, parity and
+ * overrun: counted, nothing delivered, and the next good frame is. */
+static void hostile_noise_and_tty_flags_then_a_good_frame(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_REDUCED, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	static const char bad[] = { TTY_BREAK, TTY_FRAME, TTY_PARITY, TTY_OVERRUN };
+	struct phyllo_link_stats st;
+	u8 *noise, got[PHYLLO_UNIT_MAX];
+	char *flags;
+	int i;
+
+	noise = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	flags = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, noise);
+	KUNIT_ASSERT_NOT_NULL(test, flags);
+	memset(noise, 0x55, 4096);
+	for (i = 0; i < 256; i++)
+		phyllo_link_receive(b, noise, NULL, 4096);
+	for (i = 0; i < 4; i++)
+		flags[100 * i + 7] = bad[i];
+	phyllo_link_receive(b, noise, flags, 4096);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_GT(test, st.rx_overflow, 0U);
+	KUNIT_EXPECT_EQ(test, st.rx_tty_errors, 4U);
+	KUNIT_EXPECT_EQ(test, st.rx_units, 0U);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 5, 30), 30);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 30);
+}
+
+static struct kunit_case hostile_cases[] = {
+	KUNIT_CASE(hostile_noise_and_tty_flags_then_a_good_frame),
+	KUNIT_CASE(hostile_nak_burst_is_bounded),
+	KUNIT_CASE(hostile_session_control_is_stale),
+	KUNIT_CASE(hostile_reconfigure_retires_units_in_flight),
+	KUNIT_CASE(hostile_filtered_units_pass_a_full_file),
+	KUNIT_CASE(hostile_stalled_reader_stops_holding),
+	KUNIT_CASE(hostile_opens_and_link_memory_are_capped),
+	KUNIT_CASE(hostile_efault_keeps_unit_and_detach_forgets_unit),
+	KUNIT_CASE(hostile_control_flood_then_normal_session),
+	{}
+};
+
+static struct kunit_suite hostile_suite = {
+	.name = "phyllo_glue_hostile",
+	.init = glue_init,
+	.exit = glue_exit,
+	.test_cases = hostile_cases,
+};
+
 kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
-		  &link_suite);
+		  &link_suite, &hostile_suite);

@@ -61,8 +61,20 @@ static uint rxq_bytes = 65536;
 module_param(rxq_bytes, uint, 0644);
 MODULE_PARM_DESC(rxq_bytes, "receive queue bound per open file, bytes");
 
+static uint rxq_link_bytes = 1048576;
+module_param(rxq_link_bytes, uint, 0644);
+MODULE_PARM_DESC(rxq_link_bytes, "receive queue bound of all files of a link, bytes");
+
+static uint max_files = 32;
+module_param(max_files, uint, 0644);
+MODULE_PARM_DESC(max_files, "open files per link (more: EBUSY)");
+
+static uint rxq_stall_ms = 2000;
+module_param(rxq_stall_ms, uint, 0644);
+MODULE_PARM_DESC(rxq_stall_ms, "a file full this long stops holding the link");
+
 void phyllo_config_default(struct phyllo_link_config *cfg,
-			   u32 *units, u32 *bytes)
+			   struct phyllo_rx_limits *lim)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->preset = READ_ONCE(preset);
@@ -72,36 +84,40 @@ void phyllo_config_default(struct phyllo_link_config *cfg,
 	cfg->rto_init_ms = READ_ONCE(rto_init_ms);
 	cfg->ack_delay_ms = READ_ONCE(ack_delay_ms);
 	cfg->max_retries = READ_ONCE(max_retries);
-	*units = READ_ONCE(rxq_units);
-	*bytes = READ_ONCE(rxq_bytes);
+	lim->units = READ_ONCE(rxq_units);
+	lim->bytes = READ_ONCE(rxq_bytes);
+	lim->link_bytes = READ_ONCE(rxq_link_bytes);
+	lim->files = READ_ONCE(max_files);
+	lim->stall_ms = READ_ONCE(rxq_stall_ms);
 }
 
 static int phyllo_ldisc_open(struct tty_struct *tty)
 {
 	struct phyllo_link_config cfg;
+	struct phyllo_rx_limits lim;
 	struct phyllo_link *link;
-	u32 units, bytes;
 	int ret;
 
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 	if (!tty->ops->write)
 		return -EOPNOTSUPP;
-	phyllo_config_default(&cfg, &units, &bytes);
-	link = phyllo_link_create(&cfg, units, bytes);
+	phyllo_config_default(&cfg, &lim);
+	link = phyllo_link_create(&cfg, &lim);
 	if (IS_ERR(link))
 		return PTR_ERR(link);
 	strscpy(link->tty_name, tty_name(tty), sizeof(link->tty_name));
+	/* Publish first: a failure leaves nothing pointing at the tty. */
+	ret = phyllo_chrdev_add(link, tty->dev);
+	if (ret) {
+		phyllo_link_kill(link);
+		phyllo_link_put(link);
+		return ret;
+	}
 	tty->disc_data = link;
 	tty->receive_room = 65536;
 	phyllo_link_start(link, tty);
-	ret = phyllo_chrdev_add(link, tty->dev);
-	if (ret) {
-		tty->disc_data = NULL;
-		phyllo_link_kill(link);
-		phyllo_link_put(link);
-	}
-	return ret;
+	return 0;
 }
 
 static void phyllo_ldisc_close(struct tty_struct *tty)
@@ -115,6 +131,8 @@ static void phyllo_ldisc_close(struct tty_struct *tty)
 	mutex_lock(&link->lock);
 	link->tty = NULL;
 	mutex_unlock(&link->lock);
+	/* The next line discipline must not inherit our wakeup request. */
+	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
 	tty->disc_data = NULL;
 	phyllo_link_put(link);
 }
@@ -151,7 +169,7 @@ static int phyllo_ldisc_ioctl(struct tty_struct *tty, unsigned int cmd,
 	struct phyllo_link *link = tty->disc_data;
 
 	if (cmd == PHYLLO_IOC_TTY_UNIT)
-		return put_user(link->unit, (u32 __user *)arg);
+		return link ? put_user(READ_ONCE(link->unit), (u32 __user *)arg) : -ENODEV;
 	return n_tty_ioctl_helper(tty, cmd, arg);
 }
 

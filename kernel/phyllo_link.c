@@ -8,12 +8,15 @@
  *     goes to tty->ops->write from process context (receive path, writers,
  *     the link work), with TTY_DO_WRITE_WAKEUP set first. A partly written
  *     fifo waits for write_wakeup, which only schedules the link work.
- *  2. The stack runs only with PHYLLO_TX_RESERVE bytes free in the fifo,
- *     so its sink never has to drop (tx_overruns counts it if it would).
+ *  2. Received bytes never make the stack write (the core's contract);
+ *     the poll runs only with PHYLLO_TX_RESERVE bytes free in the fifo and
+ *     a send only with PHYLLO_TX_SEND_ROOM, so the sink never has to cut a
+ *     frame (tx_overruns would count it). However the peer floods, the
+ *     fifo holds at most what the tty has not taken plus one poll.
  *  3. Core error codes become errno values in phyllo_err_to_errno() only.
- *  4. A session reset (new session after an earlier one, units lost to a
- *     reset, or a new configuration) bumps reset_gen; every file reports
- *     it once.
+ *  4. A session reset (the core's PHYLLO_EV_RESET, or a new configuration)
+ *     bumps reset_gen; every file reports it once.
+ *  5. Time comes from link->clock, so the KUnit cases drive it by hand.
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
@@ -84,13 +87,41 @@ int phyllo_config_check(const struct phyllo_link_config *cfg)
 	return 0;
 }
 
+u32 phyllo_link_now(struct phyllo_link *link)
+{
+	return link->clock();
+}
+
 /* The stack's output sink: append to the transmit fifo, never block. */
 static void phyllo_link_out(void *ctx, const uint8_t *buf, uint16_t n)
 {
 	struct phyllo_link *link = ctx;
 	unsigned int done = kfifo_in(&link->txfifo, buf, n);
 
+	link->fifo_in += done;
 	link->gstats.tx_overruns += n - done;
+}
+
+/*
+ * A largest frame's time on the line, from the tty's speed, for the RTO
+ * floor; a pty has no line, so 0. Taken again whenever termios changes.
+ */
+static void phyllo_link_line_locked(struct phyllo_link *link)
+{
+	struct tty_struct *tty = link->tty;
+	speed_t baud;
+	u16 line_ms = 0;
+
+	if (!tty || (tty->termios.c_cflag == link->line_cflag &&
+		     tty->termios.c_ospeed == link->line_ospeed))
+		return;
+	link->line_cflag = tty->termios.c_cflag;
+	link->line_ospeed = tty->termios.c_ospeed;
+	baud = tty_get_baud_rate(tty);
+	if (tty->driver->type != TTY_DRIVER_TYPE_PTY && baud)
+		line_ms = PHYLLO_LINE_MS(baud);
+	if (link->stack.preset == PHYLLO_PRESET_STANDARD)
+		phyllo_arq_set_line_ms(&link->stack.arq, line_ms);
 }
 
 /* (Re)start the stack with cfg: a new configuration is a new session. */
@@ -107,18 +138,23 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 		.max_retries = cfg->max_retries,
 	};
 	struct phyllo_out out = { .write = phyllo_link_out, .ctx = link };
+	const struct phyllo_arq *arq = &link->stack.arq;
 	int ret;
 
+	/* Units still queued are lost with the old stack: counted, and
+	 * retired, so every file's fsync mark is met. */
 	link->session_base += link->stack.stats.sessions;
-	link->lost_base += link->stack.stats.tx_reset_lost;
+	link->lost_base += link->stack.stats.tx_reset_lost +
+			   (arq->tx_queued_total - arq->tx_retired_total);
+	link->tx_total_base += arq->tx_queued_total;
 	ret = phyllo_stack_init(&link->stack, cfg->preset, &ac, &out,
-				get_random_u32(), phyllo_now_ms());
+				get_random_u32(), phyllo_link_now(link));
 	if (ret < 0)
 		return phyllo_err_to_errno(ret);
 	link->cfg = *cfg;
-	link->held = false;
-	link->sessions_seen = 0;
-	link->lost_seen = 0;
+	link->line_cflag = 0;
+	link->line_ospeed = 0;
+	phyllo_link_line_locked(link);
 	return 0;
 }
 
@@ -140,7 +176,7 @@ static enum hrtimer_restart phyllo_link_timer(struct hrtimer *timer)
 }
 
 struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
-				       u32 rxq_units, u32 rxq_bytes)
+				       const struct phyllo_rx_limits *lim)
 {
 	struct phyllo_link *link;
 	int ret;
@@ -159,8 +195,12 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
 	hrtimer_init(&link->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	link->timer.function = phyllo_link_timer;
 	link->unit = -1;
-	link->rxq_units_max = max(rxq_units, 1U);
-	link->rxq_bytes_max = max_t(u32, rxq_bytes, PHYLLO_UNIT_MAX);
+	link->clock = phyllo_now_ms;
+	link->lim = *lim;
+	link->lim.units = max(lim->units, 1U);
+	link->lim.bytes = max_t(u32, lim->bytes, PHYLLO_UNIT_MAX);
+	link->lim.link_bytes = max(lim->link_bytes, link->lim.bytes);
+	link->lim.files = max(lim->files, 1U);
 	ret = kfifo_alloc(&link->txfifo, PHYLLO_TX_FIFO, GFP_KERNEL);
 	if (!ret)
 		ret = phyllo_link_restart_locked(link, cfg);
@@ -194,6 +234,7 @@ void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty)
 {
 	mutex_lock(&link->lock);
 	link->tty = tty;
+	phyllo_link_line_locked(link);
 	phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
 }
@@ -247,26 +288,19 @@ static void phyllo_link_flush_locked(struct phyllo_link *link)
 		if (done <= 0)
 			return;
 		/* Discard what the tty took (6.1 has no kfifo_skip_count). */
+		link->fifo_out += done;
 		if (kfifo_out(&link->txfifo, link->bounce, done) < n)
 			return;
 	}
 	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
 }
 
-static void phyllo_link_check_reset_locked(struct phyllo_link *link)
+/* What the core says happened; a reset is reported to every file. */
+static void phyllo_link_events_locked(struct phyllo_link *link)
 {
-	const struct phyllo_stats *st = &link->stack.stats;
-	bool reset = false;
+	u8 ev = phyllo_stack_take_events(&link->stack);
 
-	if (st->sessions != link->sessions_seen) {
-		reset = link->sessions_seen != 0;
-		link->sessions_seen = st->sessions;
-	}
-	if (st->tx_reset_lost != link->lost_seen) {
-		reset = true;
-		link->lost_seen = st->tx_reset_lost;
-	}
-	if (reset)
+	if (ev & PHYLLO_EV_RESET)
 		link->reset_gen++;
 }
 
@@ -281,11 +315,12 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 
 	if (link->dead)
 		return;
+	phyllo_link_line_locked(link);
 	phyllo_link_flush_locked(link);
 	if (kfifo_avail(&link->txfifo) >= PHYLLO_TX_RESERVE)
-		next = phyllo_stack_poll(&link->stack, phyllo_now_ms());
+		next = phyllo_stack_poll(&link->stack, phyllo_link_now(link));
 	phyllo_link_flush_locked(link);
-	phyllo_link_check_reset_locked(link);
+	phyllo_link_events_locked(link);
 	link->events++;
 	if (link->tty)
 		hrtimer_start(&link->timer, ms_to_ktime(max_t(u16, next, 1)),
@@ -293,34 +328,35 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	wake_up_interruptible_all(&link->wait);
 }
 
-/* Close the receive window while some file cannot take another unit. */
-void phyllo_link_update_hold_locked(struct phyllo_link *link)
+/* A file made room: ask the peer for what was refused (a NAK, owed to the
+ * next poll, which the caller's kick runs). */
+void phyllo_link_room_locked(struct phyllo_link *link)
 {
-	bool full;
-
-	if (link->stack.preset != PHYLLO_PRESET_STANDARD)
-		return;
-	full = phyllo_files_full_locked(link);
-	if (full != link->held) {
-		link->held = full;
-		phyllo_arq_hold(&link->stack.arq, full);
-	}
+	if (link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	    link->stack.arq.hold_dropped)
+		phyllo_arq_hold(&link->stack.arq, false);
 }
 
+/*
+ * Bytes into the stack, one unit at a time. A reliable unit some file
+ * cannot take yet is refused: the peer keeps it and resends it when a
+ * read makes room (phyllo_link_room_locked()).
+ */
 static void phyllo_link_feed_locked(struct phyllo_link *link, const u8 *p,
 				    size_t n)
 {
+	bool refusable = link->stack.preset == PHYLLO_PRESET_STANDARD;
 	struct phyllo_unit u;
 	bool got;
 	u16 used;
 
 	while (n) {
-		phyllo_link_update_hold_locked(link);
 		used = phyllo_stack_receive(&link->stack, p,
 					    min_t(size_t, n, U16_MAX),
-					    phyllo_now_ms(), &u, &got);
-		if (got)
-			phyllo_files_deliver_locked(link, &u);
+					    phyllo_link_now(link), &u, &got);
+		if (got && !phyllo_files_deliver_locked(link, &u, refusable) &&
+		    phyllo_stack_refuse(&link->stack) < 0)
+			phyllo_files_deliver_locked(link, &u, false);
 		if (!used)
 			break;
 		p += used;
@@ -356,7 +392,7 @@ void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 /* Lockless for wait conditions; rechecked under the lock before sending. */
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable)
 {
-	if (kfifo_avail(&link->txfifo) < 2 * PHYLLO_TX_RESERVE)
+	if (kfifo_avail(&link->txfifo) < PHYLLO_TX_SEND_ROOM)
 		return false;
 	return !reliable || phyllo_stack_room(&link->stack) > 0;
 }
@@ -372,17 +408,18 @@ int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 	if (!phyllo_link_can_send(link, reliable))
 		return -EAGAIN;
 	ret = phyllo_stack_send(&link->stack, unit[0], unit + 1, len - 1,
-				reliable, phyllo_now_ms());
+				reliable, phyllo_link_now(link));
 	if (ret < 0)
 		return phyllo_err_to_errno(ret);
 	phyllo_link_kick_locked(link);
 	return 0;
 }
 
-/* Reliable units acknowledged or lost to a reset, since configuration. */
+/* Reliable units acknowledged or lost to a reset, since the link began
+ * (earlier configurations included): compare with u32 wrap in mind. */
 u32 phyllo_link_tx_done_locked(struct phyllo_link *link)
 {
-	return link->stack.arq.tx_retired_total;
+	return link->tx_total_base + link->stack.arq.tx_retired_total;
 }
 
 void phyllo_link_state_locked(struct phyllo_link *link,
@@ -403,10 +440,12 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 	st->mtu = phyllo_stack_mtu(s->preset);
 	st->tx_in_flight = arq ? s->arq.tx_count : 0;
 	st->tx_reset_lost = link->lost_base + s->stats.tx_reset_lost;
-	st->unit = link->unit;
+	st->unit = link->unit < 0 ? PHYLLO_UNIT_NONE : link->unit;
 }
 
 /* The core's counters are all u32 in the uapi order: copy them whole. */
+static_assert(offsetof(struct phyllo_link_stats, rx_ctrl_stale) ==
+	      offsetof(struct phyllo_stats, rx_ctrl_stale));
 static_assert(offsetof(struct phyllo_link_stats, rx_tty_errors) ==
 	      sizeof(struct phyllo_stats));
 static_assert(offsetof(struct phyllo_link_stats, rto_ms) ==

@@ -36,8 +36,11 @@
 
 /* Transmit fifo: a full window resent several times over. */
 #define PHYLLO_TX_FIFO		16384
-/* Room kept free before the stack may run: a window of frames plus acks. */
-#define PHYLLO_TX_RESERVE	((PHYLLO_ARQ_WINDOW_MAX + 2) * PHYLLO_WIRE_MAX)
+/* Room kept free before the stack may poll: all one poll can write. */
+#define PHYLLO_TX_RESERVE	PHYLLO_STACK_POLL_OUT_MAX
+/* Room a send needs: its own frame, and the reserve left after it. */
+#define PHYLLO_TX_SEND_ROOM	(PHYLLO_TX_RESERVE + PHYLLO_WIRE_MAX)
+static_assert(PHYLLO_TX_FIFO >= 2 * PHYLLO_TX_SEND_ROOM);
 
 struct phyllo_glue_stats {
 	u32 rx_tty_errors;
@@ -46,13 +49,24 @@ struct phyllo_glue_stats {
 	u32 tx_overruns;
 };
 
+/* Receive memory policy of a link (module parameters, phyllo(4)). */
+struct phyllo_rx_limits {
+	u32 units;			/* per open file */
+	u32 bytes;			/* per open file */
+	u32 link_bytes;			/* all files of the link together */
+	u32 files;			/* open files per link */
+	u32 stall_ms;			/* a file full this long stops holding */
+};
+
 struct phyllo_link {
 	struct kref ref;
 	struct mutex lock;		/* everything below, see above */
 	struct tty_struct *tty;		/* NULL when detached (or in tests) */
+	u32 (*clock)(void);		/* ms; phyllo_now_ms but in tests */
 	bool dead;			/* hung up or detached: no more I/O */
-	bool held;			/* receive window closed: a queue is full */
 	int unit;			/* N of /dev/phylloN, -1 if none */
+	tcflag_t line_cflag;		/* termios the line time was taken from */
+	speed_t line_ospeed;
 	struct device *dev;
 	char tty_name[64];
 	struct phyllo_link_config cfg;
@@ -64,14 +78,17 @@ struct phyllo_link {
 	struct hrtimer timer;
 	wait_queue_head_t wait;		/* readers, writers, fsync and poll */
 	struct list_head files;
-	u32 rxq_units_max;		/* per-file receive queue bounds */
-	u32 rxq_bytes_max;
-	/* session reset detection, see phyllo_link_check_reset_locked() */
+	struct phyllo_rx_limits lim;
+	u32 nfiles;
+	u32 rxq_bytes;			/* queued in all files together */
+	/* sessions: the core's PHYLLO_EV_RESET bumps reset_gen, and so does
+	 * a new configuration; the bases carry totals across configurations */
 	u32 reset_gen;
-	u32 session_base;		/* sessions of earlier configurations */
-	u32 sessions_seen;
-	u32 lost_seen;
+	u32 session_base;
 	u32 lost_base;
+	u32 tx_total_base;		/* reliable units of earlier configurations */
+	u32 fifo_in;			/* bytes ever put in / taken from txfifo */
+	u32 fifo_out;
 	u32 events;			/* bumped at every kick, for fsync */
 };
 
@@ -89,22 +106,27 @@ struct phyllo_file {
 	u32 rxq_bytes;
 	struct phyllo_subscription sub;
 	bool unreliable;		/* PHYLLO_SEND_UNRELIABLE */
+	bool full;			/* queue at its bound since full_since */
+	u32 full_since;
 	u32 reset_gen;			/* link->reset_gen last reported */
 	u32 tx_mark;			/* tx total to be acked for fsync */
 	bool tx_marked;
+	u32 fifo_mark;			/* link->fifo_in after its last write */
+	bool fifo_marked;
 	struct phyllo_file_stats stats;
 };
 
 /* phyllo_ldisc.c: defaults from the module parameters. */
 void phyllo_config_default(struct phyllo_link_config *cfg,
-			   u32 *rxq_units, u32 *rxq_bytes);
+			   struct phyllo_rx_limits *lim);
 
 /* phyllo_link.c */
 int phyllo_err_to_errno(int err);
 u32 phyllo_now_ms(void);
 int phyllo_config_check(const struct phyllo_link_config *cfg);
 struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
-				       u32 rxq_units, u32 rxq_bytes);
+				       const struct phyllo_rx_limits *lim);
+u32 phyllo_link_now(struct phyllo_link *link);
 void phyllo_link_get(struct phyllo_link *link);
 void phyllo_link_put(struct phyllo_link *link);
 void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty);
@@ -114,7 +136,7 @@ int phyllo_link_configure(struct phyllo_link *link,
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count);
 void phyllo_link_kick_locked(struct phyllo_link *link);
-void phyllo_link_update_hold_locked(struct phyllo_link *link);
+void phyllo_link_room_locked(struct phyllo_link *link);
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable);
 int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 			    size_t len, bool reliable);
@@ -125,16 +147,17 @@ void phyllo_link_stats_locked(struct phyllo_link *link,
 			      struct phyllo_link_stats *st);
 
 /* phyllo_file.c */
-struct phyllo_file *phyllo_file_open(struct phyllo_link *link);
+struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err);
 void phyllo_file_release(struct phyllo_file *pf);
 bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
 		      const u8 *data, size_t len);
 int phyllo_sub_check(const struct phyllo_subscription *sub);
-void phyllo_files_deliver_locked(struct phyllo_link *link,
-				 const struct phyllo_unit *u);
-bool phyllo_files_full_locked(struct phyllo_link *link);
+/* false: a reliable unit some file cannot take yet, to be refused */
+bool phyllo_files_deliver_locked(struct phyllo_link *link,
+				 const struct phyllo_unit *u, bool refusable);
 struct phyllo_rxunit *phyllo_file_recv(struct phyllo_file *pf, size_t cap,
 				       bool nonblock, int *err);
+void phyllo_file_unread(struct phyllo_file *pf, struct phyllo_rxunit *ru);
 ssize_t phyllo_file_send(struct phyllo_file *pf, const u8 *unit, size_t len,
 			 bool nonblock);
 int phyllo_file_fsync(struct phyllo_file *pf);

@@ -49,6 +49,8 @@ struct phyllo_link_config {
 #define PHYLLO_LINK_UP			1	/* session open (or no ARQ) */
 #define PHYLLO_LINK_HUNGUP		2	/* tty hung up or detached */
 
+#define PHYLLO_UNIT_NONE		0xffffffffU
+
 struct phyllo_link_state {
 	__u32 state;		/* PHYLLO_LINK_* */
 	__u32 session;		/* sessions established so far */
@@ -57,7 +59,8 @@ struct phyllo_link_state {
 	__u32 mtu;		/* largest payload: 252, 247 or 243 */
 	__u32 tx_in_flight;	/* reliable units queued, not yet acknowledged */
 	__u32 tx_reset_lost;	/* units written but lost to session resets */
-	__u32 unit;		/* N of /dev/phylloN */
+	__u32 unit;		/* N of /dev/phylloN; PHYLLO_UNIT_NONE once
+				 * detached (N may then belong to another link) */
 	__u32 reserved[8];
 };
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The scenarios of make test-kernel, run as root on the kernel under test
 # (the UML guest boots into uml-init.sh, which runs this).
-# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT SCRATCH [COUNT] [CYCLES]
+# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT SCRATCH [COUNT] [CYCLES] [HOSTILE]
 #  1. per preset: phyllo peer --echo on a pty, ldattach 29 on its slave,
 #     COUNT units each way through /dev/phyllo0, none lost/dup/reordered;
 #  2. standard with the peer dropping 10% and corrupting 5% of frames:
@@ -10,9 +10,14 @@
 #  3. hangup with a reader and a writer blocked: EOF, EIO, POLLHUP;
 #  4. CYCLES detach/re-attach cycles;
 #  5. rmmod refused while attached, fine after; an unprivileged attach
-#     refused.
+#     refused;
+#  6. hostile peers (phyllo-hostile): a flood of CRC-valid session control,
+#     1 MiB without a delimiter, a unit flood while the only reader does
+#     not read: no amplification, no cut frame, memory within the bounds,
+#     and a normal session afterwards.
 set -u
 ko=$1 phyllo=$2 kclient=$3 tmp=$4 count=${5:-10000} cycles=${6:-100}
+hostile=${7:-}
 mkdir -p "$tmp"
 pty=$tmp/phyllo-pty
 kc() { timeout 900 "$kclient" "$@"; }	# never hang the whole boot
@@ -112,6 +117,63 @@ attach
 kc hangup /dev/phyllo0 "$peer" || fail "hangup"
 wait "$peer" 2>/dev/null
 detach
+
+# hostile MODE SECONDS: phyllo-hostile on a new pty at $pty
+hostile_start() {
+	rm -f "$pty" $tmp/hostile.out
+	"$hostile" "$pty" "$@" >$tmp/hostile.out 2>$tmp/hostile.err &
+	peer=$!
+	wait_for -e "$pty" || fail "phyllo-hostile made no pty"
+}
+
+# After its attack the hostile peer opens a fresh session and says so.
+hostile_ready() {
+	tries=0
+	until grep -q "^hostile: ready" $tmp/hostile.out 2>/dev/null; do
+		tries=$((tries + 1))
+		[ $tries -gt 600 ] && { cat $tmp/hostile.out $tmp/hostile.err; fail "$1: never ready"; }
+		sleep 0.1
+	done
+	head -1 $tmp/hostile.out
+}
+
+stat0() { cat /sys/class/phyllo/phyllo0/statistics/$1; }
+
+if [ -n "$hostile" ]; then
+	echo 2 >/sys/module/phyllo/parameters/preset
+	for mode in control nodelim; do
+		step "hostile peer: $mode, then a normal session"
+		hostile_start $mode 5
+		attach
+		hostile_ready $mode
+		kc echo /dev/phyllo0 200 >$tmp/after.json || {
+			cat $tmp/after.json $tmp/hostile.err
+			fail "no normal session after the $mode attack"
+		}
+		[ "$(stat0 tx_overruns)" = 0 ] || fail "$mode: a frame was cut (tx_overruns)"
+		step "$mode: rx_ctrl_stale $(stat0 rx_ctrl_stale), rx_overflow $(stat0 rx_overflow), peer_resets $(stat0 peer_resets), sessions $(stat0 sessions)"
+		[ $mode = nodelim ] && { [ "$(stat0 rx_overflow)" -gt 0 ] || fail "nodelim: no rx_overflow"; }
+		stop_peer
+		detach
+	done
+	step "hostile peer floods units while the only reader does not read"
+	hostile_start flood 6
+	attach
+	kc stall /dev/phyllo0 4000 >$tmp/stall.json || fail "stall reader"
+	cat $tmp/stall.json
+	q=$(json $tmp/stall.json rx_queued)
+	qb=$(json $tmp/stall.json rx_queued_bytes)
+	[ "$q" -le "$(cat /sys/module/phyllo/parameters/rxq_units)" ] &&
+		[ "$qb" -le "$(cat /sys/module/phyllo/parameters/rxq_bytes)" ] ||
+		fail "flood: queue beyond its bounds ($q units, $qb bytes)"
+	[ "$(stat0 rx_hold)" -gt 0 ] || fail "flood: the link never held"
+	[ "$(json $tmp/stall.json rx_drops)" -gt 0 ] || fail "flood: a stalled reader held the link for good"
+	hostile_ready flood
+	kc echo /dev/phyllo0 200 >$tmp/after.json || fail "no normal session after the flood"
+	[ "$(stat0 tx_overruns)" = 0 ] || fail "flood: a frame was cut (tx_overruns)"
+	stop_peer
+	detach
+fi
 
 step "$cycles detach/re-attach cycles"
 start_peer standard

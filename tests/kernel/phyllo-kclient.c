@@ -18,6 +18,9 @@
  *   phyllo-kclient unit TTY         print N of the /dev/phylloN on TTY.
  *   phyllo-kclient insmod KO | rmmod NAME   load or unload a module with
  *       the bare system calls (Debian's kmod insmod refuses UML modules).
+ *   phyllo-kclient stall DEV MS     open DEV and do not read for MS ms
+ *       (a stalled reader), then print the file's counters as JSON, read
+ *       what is queued, and print how many units that was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -329,6 +332,31 @@ static int cmd_module(const char *arg, int load)
 	return 0;
 }
 
+static int cmd_stall(const char *dev, unsigned int ms)
+{
+	struct phyllo_file_stats fs;
+	unsigned char buf[PHYLLO_UNIT_MAX];
+	unsigned long drained = 0;
+	int fd = open(dev, O_RDWR | O_NONBLOCK);
+
+	if (fd < 0) {
+		perror(dev);
+		return 1;
+	}
+	usleep(ms * 1000u);
+	if (ioctl(fd, PHYLLO_IOC_GET_FILE_STATS, &fs) < 0) {
+		perror("PHYLLO_IOC_GET_FILE_STATS");
+		return 1;
+	}
+	while (read(fd, buf, sizeof(buf)) > 0 || errno == ECONNRESET)
+		drained++;
+	printf("{\"rx_queued\":%u,\"rx_queued_bytes\":%u,\"rx_drops\":%u,"
+	       "\"rx_filtered\":%u,\"drained\":%lu}\n", fs.rx_queued,
+	       fs.rx_queued_bytes, fs.rx_drops, fs.rx_filtered, drained);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -345,7 +373,9 @@ int main(int argc, char **argv)
 		return cmd_module(argv[2], 1);
 	if (argc == 3 && !strcmp(argv[1], "rmmod"))
 		return cmd_module(argv[2], 0);
+	if (argc == 4 && !strcmp(argv[1], "stall"))
+		return cmd_stall(argv[2], (unsigned int)strtoul(argv[3], NULL, 0));
 	fprintf(stderr, "usage: phyllo-kclient echo DEV COUNT [PEERPID] | hangup DEV PEERPID\n"
-		"       | ldisc TTY N | unit TTY | insmod KO | rmmod NAME\n");
+		"       | ldisc TTY N | unit TTY | insmod KO | rmmod NAME | stall DEV MS\n");
 	return 2;
 }
