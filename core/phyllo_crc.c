@@ -66,8 +66,12 @@ uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n)
 {
 	uint8_t c0 = (uint8_t)crc, c1 = (uint8_t)(crc >> 8);
 	uint8_t c2 = (uint8_t)(crc >> 16), c3 = (uint8_t)(crc >> 24);
-	const uint8_t *end4 = p + (n & ~3u);
+	const uint8_t *end4;
 	uint8_t k;
+
+	if (!n)
+		return crc;	/* p may be NULL: not even NULL + 0 (UB) */
+	end4 = p + (n & ~3u);
 
 	/* Four bytes a turn, so the byte renaming costs no moves; the four
 	 * loads first, as consecutive post-increments (an 8-bit MCU has no
