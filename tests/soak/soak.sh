@@ -58,6 +58,8 @@ fi
 
 life=1
 while [ $life -le $((restarts + 1)) ]; do
+	# Without the client its pty is gone, and the number may be reused.
+	kill -0 "$client_pid" 2>/dev/null || break
 	crash=
 	[ $life -le "$restarts" ] && crash="--crash-after $share"
 	# shellcheck disable=SC2086
@@ -77,9 +79,11 @@ client_rc=$?
 client_pid=
 t1=$(date +%s.%N)
 # The last echo life ends when the client closes the pty, or now.
-kill -TERM "$echo_pid" 2>/dev/null
-wait "$echo_pid"
-echo_pid=
+if [ -n "$echo_pid" ]; then
+	kill -TERM "$echo_pid" 2>/dev/null
+	wait "$echo_pid"
+	echo_pid=
+fi
 stalled=0
 if [ $client_rc -ne 0 ] && grep -q "timed out" "$dir/client.err"; then
 	stalled=1
