@@ -40,6 +40,9 @@
  *    refused reliable unit is unaccepted (rx_next back), a NOS one cannot
  *    be refused;
  *  - two stacks: units of the other side arrive in order, at most once;
+ *    after the script the line turns perfect: within 20 s both sides are
+ *    idle and every reliable unit arrived or was reported lost (no unit
+ *    vanishes silently);
  *  - tx_sent <= tx_count <= window, nothing in flight outside a session,
  *    in flight <= the window the peer's opening SYN advertised (later
  *    SYNs change nothing);
@@ -63,6 +66,9 @@ enum { OP2_SEND_A, OP2_SEND_B, OP2_TO_B, OP2_TO_A, OP2_ADVANCE, OP2_POLL_A, OP2_
 #define FZ_HISTORY 16
 #define FZ_BURST_MAX 12
 #define FZ_POLL_MAX_MS 1000	/* phyllo_arq_poll(): "at most 1000" */
+/* Two stacks, after the script: the line made perfect for this long. */
+#define FZ_SETTLE_ROUNDS 200
+#define FZ_SETTLE_STEP_MS 100
 
 struct fz_hist {
 	uint8_t buf[PHYLLO_WIRE_MAX];
@@ -101,7 +107,7 @@ static struct {
 	struct fz_meta meta;
 	uint32_t now;
 	uint64_t elapsed;
-	bool two, handshake, resync, refuse_next;
+	bool two, handshake, hold_room, resync, refuse_next;
 	int op;
 	uint32_t nos_got;
 } R;
@@ -274,6 +280,7 @@ static void on_node_unit(struct fz_node *nd, const struct fz_tag *t)
 		   "node %c: unit %u delivered twice (FIFO line, no duplicates)", nd->name, t->k);
 	nd->seen[t->k / 8] |= (uint8_t)(1 << t->k % 8);
 	nd->rx_any = true;
+	nd->rx_count++;
 	nd->rx_last = t->k;
 }
 
@@ -707,6 +714,7 @@ static void fz_setup(struct fuzz_in *in)
 	cfg.handshake = R.handshake;
 	cfg.max_retries = c0 & 0x20 ? 3 : 0;
 	cfg.hold_until_room = c0 & 0x40;
+	R.hold_room = cfg.hold_until_room;
 	R.peer.salt = fz_mix(nonce);
 	R.peer.nonce = fz_mix(nonce + 1);
 	R.peer.win = c1;
@@ -726,6 +734,53 @@ static void fz_setup(struct fuzz_in *in)
 	R.peer.sessions = R.n[0].st.stats.sessions;
 }
 
+static bool fz_quiet(void)
+{
+	return !R.w[0].len && !R.w[1].len && phyllo_stack_idle(&R.n[0].st) &&
+	       phyllo_stack_idle(&R.n[1].st);
+}
+
+/*
+ * Two stacks: once the line is perfect (everything delivered, nothing
+ * dropped) the link recovers within FZ_SETTLE_ROUNDS steps, and then every
+ * reliable unit either arrived or was reported lost to a session reset
+ * (tx_reset_lost): none vanished silently. Not with hold_until_room on
+ * both sides: two full windows that each wait for room can wait forever
+ * (a documented hazard of that option, meant for an echo server).
+ */
+static void fz_settle(void)
+{
+	int round, i, turns;
+
+	if (R.hold_room)
+		return;
+	R.op = -1;
+	for (round = 0; round < FZ_SETTLE_ROUNDS && !fz_quiet(); round++) {
+		for (turns = 0; R.w[0].len || R.w[1].len; turns++) {
+			struct fuzz_in none = { NULL, 0 };
+
+			FUZZ_CHECK(turns < 1000, "frames go back and forth forever at %u ms", R.now);
+			op_deliver(&none, &R.w[0], &R.n[1]);
+			op_deliver(&none, &R.w[1], &R.n[0]);
+		}
+		R.now += FZ_SETTLE_STEP_MS;
+		R.elapsed += FZ_SETTLE_STEP_MS;
+		for (i = 0; i < 2; i++)
+			fz_poll(&R.n[i]);
+	}
+	FUZZ_CHECK(fz_quiet(), "no progress in %u ms on a perfect line (A %u/%u queued, B %u/%u)",
+		   FZ_SETTLE_ROUNDS * FZ_SETTLE_STEP_MS, R.n[0].st.arq.tx_count,
+		   R.n[0].st.arq.tx_sent, R.n[1].st.arq.tx_count, R.n[1].st.arq.tx_sent);
+	for (i = 0; i < 2; i++) {
+		const struct fz_node *from = &R.n[i], *to = &R.n[!i];
+
+		FUZZ_CHECK(to->rx_count + from->st.stats.tx_reset_lost >= from->app_next[1],
+			   "%c sent %u units, %c got %u, %u reported lost: some vanished",
+			   from->name, from->app_next[1], to->name, to->rx_count,
+			   from->st.stats.tx_reset_lost);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
@@ -739,6 +794,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		else
 			op_one(&in);
 		for (i = 0; i < (R.two ? 2 : 1); i++)
+			fz_check_node(&R.n[i], R.elapsed);
+	}
+	if (R.two) {
+		fz_settle();
+		for (i = 0; i < 2; i++)
 			fz_check_node(&R.n[i], R.elapsed);
 	}
 	return 0;

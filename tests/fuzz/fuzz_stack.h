@@ -84,7 +84,7 @@ struct fz_node {
 	bool tx_off_known;
 	uint8_t tx_off;
 	/* units of the other node delivered here (two-stack mode) */
-	uint32_t rx_sessions, rx_last, nos_last;
+	uint32_t rx_sessions, rx_last, nos_last, rx_count;
 	bool rx_any, nos_any;
 	uint8_t seen[FZ_MAX_UNITS / 8];
 };

@@ -8,7 +8,8 @@
  * must be whole frames (00 COBS 00, nothing cut), each decoding to a
  * datagram, a validated datagram with the right CRC (fuzz_crc32, not the
  * core's) and a reliable buffer with only the flags we send; SYNs carry
- * our window and nonce, RSTs both nonces; data carries our application's units whole, with
+ * our window and nonce, RSTs both nonces; an ACK names what was taken;
+ * data carries our application's units whole, with
  * seq and unit number moving together within a session.
  */
 #include "fuzz_stack.h"
@@ -217,6 +218,12 @@ static void fz_check_frame(struct fz_node *nd, const uint8_t *enc, uint16_t n)
 			v.data[0], v.data[1], flags, v.data[3], v.len - 4);
 	FUZZ_CHECK(!(flags & (uint8_t)~PHYLLO_FLAGS_KNOWN) && !(flags & PHYLLO_FLAG_EXT),
 		   "node %c sent flags %#x", nd->name, flags);
+	/* An ACK covers exactly what was taken: never a unit refused or not
+	 * yet accepted (no call that writes also receives). */
+	FUZZ_CHECK(!(flags & PHYLLO_FLAG_ACK) || (flags & PHYLLO_FLAG_SYN) ||
+			   v.data[1] == nd->st.arq.rx_next,
+		   "node %c acknowledged up to %u, but expects %u next", nd->name, v.data[1],
+		   nd->st.arq.rx_next);
 	if (flags & PHYLLO_FLAG_SYN)
 		fz_check_syn(nd, v.data, v.data + 4, v.len - 4);
 	else if (flags & PHYLLO_FLAG_RST)
