@@ -1,0 +1,1107 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * storm.c - a concurrency storm against phyllo.ko, run as root inside the
+ * make test-storm guest (tests/storm/storm-init.sh starts it).
+ *
+ * Contract:
+ *  1. Three links: L0 is the tty ECHO (a pty whose master `phyllo peer
+ *     --echo` serves, attached by ldattach before we start); L1 is a pty
+ *     pair of our own whose master a flooder thread fills with random bytes
+ *     and drains, torn down and rebuilt over and over (TIOCVHANGUP on the
+ *     slave, close of the master, or N_TTY then close); L2 is a pty whose
+ *     master is never read, set to the minimal preset, so its writers end
+ *     up blocked on a full tty. L2 stays attached until the end: the module
+ *     is in use the whole time.
+ *  2. Workers on /dev/phyllo0..3 (whichever exist): 8 readers, 8 writers,
+ *     poll waiters, fsync waiters, an ioctl thread, a sysfs reader, an
+ *     open/close loop, an ldisc thread (TIOCSETD N_TTY / 29 on L0), an
+ *     rmmod thread (delete_module must fail while L2 is attached), and an
+ *     interrupter sending SIGUSR1 to random workers (EINTR paths).
+ *  3. One iteration is one system call on the module's interfaces: an
+ *     open, read, write, poll, fsync, ioctl, sysfs read, TIOCSETD, hangup
+ *     or delete_module. The storm stops when --iter of them have run.
+ *  4. Then every link is detached or hung up, and every thread must end
+ *     within --watchdog seconds: one that does not is named with the call
+ *     it is blocked in and its kernel stack. A storm with no progress for
+ *     --stall seconds fails the same way.
+ *  5. At the end the module must unload, load again from --ko, carry a
+ *     link, and unload again.
+ *  6. An errno outside what phyllo(4) documents for a call, a unit whose
+ *     payload is not what a writer sent, or any of the above fails the run:
+ *     the last line is "storm: PASS ..." or "storm: FAIL ...", exit 0 or 1.
+ * Kernel reports (KASAN, lockdep, ...) are checked by the caller in dmesg.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "phyllo.h"
+
+#define UNITS		4	/* /dev/phyllo0..3 are tried */
+#define N_TTY_LDISC	0
+#define SUB_NEVER	0xee	/* type writers subscribe to and never send */
+#define MAGIC		"PhYl"	/* payload marker of units the writers send */
+#define MAX_THREADS	40
+#define PHYLLO_TYPE_PUBSUB_UAPI	0x60	/* phyllo(4): a pub-sub unit */
+
+enum op {
+	OP_OPEN, OP_READ, OP_WRITE, OP_POLL, OP_FSYNC, OP_IOCTL, OP_SYSFS,
+	OP_SETD, OP_HANGUP, OP_RMMOD, OP_COUNT
+};
+
+static const char *const op_names[OP_COUNT] = {
+	"open", "read", "write", "poll", "fsync", "ioctl", "sysfs",
+	"tiocsetd", "hangup", "rmmod",
+};
+
+struct worker {
+	pthread_t tid;
+	pid_t ktid;
+	char name[24];
+	void *(*fn)(struct worker *);
+	unsigned int rng;
+	bool interruptible;	/* the interrupter may signal it */
+	_Atomic(const char *) op;	/* call in progress, or NULL */
+	atomic_long since_ms;
+	atomic_bool exited;
+	int arg;
+};
+
+static struct {
+	long iter;
+	int stall_s;
+	int watchdog_s;
+	unsigned int seed;
+	const char *echo_path;
+	const char *ko;
+	int ldisc;
+} opt = { 20000, 120, 120, 1, NULL, "/lib/phyllo.ko", PHYLLO_LDISC_DEFAULT };
+
+static atomic_long total;
+static atomic_long op_count[OP_COUNT];
+static atomic_long units_verified, units_foreign, writes_blocked_eio;
+static atomic_long rmmod_refused, attaches, hangups, setd_busy;
+static atomic_int stop;
+static atomic_int failures;
+static struct worker workers[MAX_THREADS];
+static int n_workers;
+static int n_io;	/* workers[0..n_io) do I/O, the rest is chaos */
+static int l2_unit = -1;
+
+/* L1: the master the flooder writes and the hangup thread replaces. */
+static pthread_rwlock_t l1_lock = PTHREAD_RWLOCK_INITIALIZER;
+static int l1_master = -1;
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static unsigned int rnd(struct worker *w, unsigned int n)
+{
+	/* xorshift32: a thread's own stream, reproducible from --seed */
+	unsigned int x = w->rng;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	w->rng = x;
+	return n ? x % n : x;
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_fetch_add(&failures, 1) >= 20)
+		return;
+	va_start(ap, fmt);
+	fputs("storm: FAILURE: ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	va_end(ap);
+}
+
+/* Mark the start and end of one counted call. */
+static void op_begin(struct worker *w, enum op op)
+{
+	atomic_store(&w->since_ms, now_ms());
+	atomic_store(&w->op, op_names[op]);
+}
+
+static void op_end(struct worker *w, enum op op)
+{
+	atomic_store(&w->op, NULL);
+	atomic_fetch_add(&op_count[op], 1);
+	atomic_fetch_add(&total, 1);
+}
+
+/* errno is one of the listed values (terminated by 0), else a failure. */
+static bool errno_in(struct worker *w, const char *what, int err, ...)
+{
+	va_list ap;
+	int e;
+
+	va_start(ap, err);
+	while ((e = va_arg(ap, int)) != 0)
+		if (e == err)
+			break;
+	va_end(ap);
+	if (e == 0)
+		fail("%s: %s: unexpected errno %d (%s)", w->name, what, err,
+		     strerror(err));
+	return e != 0;
+}
+
+static void pause_us(unsigned int us)
+{
+	struct timespec ts = { 0, (long)us * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Open /dev/phyllo<unit>; -1 when it does not exist (detached). */
+static int unit_open(struct worker *w, int unit, int flags)
+{
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/phyllo%d", unit);
+	op_begin(w, OP_OPEN);
+	fd = open(path, O_RDWR | O_CLOEXEC | flags);
+	op_end(w, OP_OPEN);
+	if (fd < 0)
+		errno_in(w, "open", errno, ENOENT, ENODEV, ENXIO, EINTR, EBUSY, 0);
+	return fd;
+}
+
+static int xioctl(struct worker *w, int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	op_begin(w, OP_IOCTL);
+	r = ioctl(fd, req, arg);
+	op_end(w, OP_IOCTL);
+	return r;
+}
+
+/* A unit the readers can check: [type][MAGIC][len-6][pattern]. */
+static size_t unit_make(struct worker *w, uint8_t *u, size_t len)
+{
+	size_t i;
+
+	u[0] = (uint8_t)(0x10 + rnd(w, 0x50));
+	if (len < 7)
+		return len;	/* too short to carry the marker: plain bytes */
+	memcpy(u + 1, MAGIC, 4);
+	u[5] = (uint8_t)rnd(w, 256);
+	for (i = 6; i < len; i++)
+		u[i] = (uint8_t)(u[5] * 31 + i * 7);
+	return len;
+}
+
+static void unit_verify(struct worker *w, const uint8_t *u, ssize_t len)
+{
+	ssize_t i;
+
+	if (len < 1 || u[0] < 0x10) {
+		fail("%s: read a unit of %zd bytes, type 0x%02x", w->name, len,
+		     len > 0 ? u[0] : 0);
+		return;
+	}
+	if (len < 7 || memcmp(u + 1, MAGIC, 4)) {
+		atomic_fetch_add(&units_foreign, 1);	/* from the flood */
+		return;
+	}
+	for (i = 6; i < len; i++)
+		if (u[i] != (uint8_t)(u[5] * 31 + i * 7)) {
+			fail("%s: unit of %zd bytes corrupt at byte %zd", w->name,
+			     len, i);
+			return;
+		}
+	atomic_fetch_add(&units_verified, 1);
+}
+
+static void subscribe(struct worker *w, int fd, unsigned int type)
+{
+	struct phyllo_subscription sub = { 0 };
+
+	if (type) {
+		sub.flags = PHYLLO_SUB_TYPE;
+		sub.type = type;
+	}
+	if (xioctl(w, fd, PHYLLO_IOC_SUBSCRIBE, &sub))
+		errno_in(w, "SUBSCRIBE", errno, EINTR, 0);
+}
+
+/* One read; false when the file is done with (EOF). */
+static bool read_one(struct worker *w, int fd, size_t cap)
+{
+	uint8_t buf[512];
+	ssize_t r;
+	int err;
+
+	op_begin(w, OP_READ);
+	r = read(fd, buf, cap);
+	err = errno;
+	op_end(w, OP_READ);
+	if (r > 0) {
+		if ((size_t)r > cap)
+			fail("%s: read %zd bytes into %zu", w->name, r, cap);
+		unit_verify(w, buf, r);
+		return true;
+	}
+	if (r == 0)
+		return false;
+	errno_in(w, "read", err, EAGAIN, EINTR, ECONNRESET, EMSGSIZE, 0);
+	return true;
+}
+
+static void *reader(struct worker *w)
+{
+	int fd, n;
+
+	while (!atomic_load(&stop)) {
+		fd = unit_open(w, (int)rnd(w, UNITS), rnd(w, 4) ? 0 : O_NONBLOCK);
+		if (fd < 0) {
+			pause_us(2000);
+			continue;
+		}
+		if (!rnd(w, 8))
+			subscribe(w, fd, rnd(w, 2) ? 0 : 0x10 + rnd(w, 0x50));
+		for (n = (int)rnd(w, 64); n > 0 && !atomic_load(&stop); n--)
+			if (!read_one(w, fd, rnd(w, 8) ? 512 : rnd(w, 300)))
+				break;
+		close(fd);
+	}
+	return NULL;
+}
+
+/* One write; false when the link is gone (EIO). */
+static bool write_one(struct worker *w, int fd)
+{
+	uint8_t u[PHYLLO_UNIT_MAX + 8];
+	size_t len = 1 + rnd(w, PHYLLO_UNIT_MAX);
+	unsigned int kind = rnd(w, 32);
+	ssize_t r;
+	int err;
+
+	unit_make(w, u, len);
+	if (kind == 0)
+		len = 0;			/* EINVAL */
+	else if (kind == 1)
+		len = PHYLLO_UNIT_MAX + 1;	/* EMSGSIZE */
+	else if (kind == 2)
+		u[0] = (uint8_t)rnd(w, 0x10);	/* EINVAL: reserved type */
+	op_begin(w, OP_WRITE);
+	r = write(fd, u, len);
+	op_end(w, OP_WRITE);
+	err = errno;
+	if (r >= 0) {
+		if (kind <= 2 || (size_t)r != len)
+			fail("%s: write of %zu bytes (kind %u) returned %zd",
+			     w->name, len, kind, r);
+		return true;
+	}
+	if (kind == 0 || kind == 2)
+		errno_in(w, "bad write", err, EINVAL, 0);
+	else if (kind == 1)
+		errno_in(w, "long write", err, EMSGSIZE, 0);
+	else
+		errno_in(w, "write", err, EAGAIN, EINTR, EIO, ECONNRESET,
+			 EMSGSIZE, ENOBUFS, ENOTCONN, 0);
+	return kind <= 2 || err != EIO;
+}
+
+static void *writer(struct worker *w)
+{
+	uint32_t mode;
+	int fd, n;
+
+	while (!atomic_load(&stop)) {
+		fd = unit_open(w, (int)rnd(w, UNITS), rnd(w, 4) ? 0 : O_NONBLOCK);
+		if (fd < 0) {
+			pause_us(2000);
+			continue;
+		}
+		subscribe(w, fd, SUB_NEVER);	/* nobody reads this queue */
+		if (!rnd(w, 5)) {
+			mode = PHYLLO_SEND_UNRELIABLE;
+			if (xioctl(w, fd, PHYLLO_IOC_SET_SEND_MODE, &mode))
+				errno_in(w, "SET_SEND_MODE", errno, EINTR, 0);
+		}
+		for (n = (int)rnd(w, 64); n > 0 && !atomic_load(&stop); n--)
+			if (!write_one(w, fd))
+				break;
+		close(fd);
+	}
+	return NULL;
+}
+
+/* L2's writers: unreliable units into a tty nobody drains, until EIO. */
+static void *stuck_writer(struct worker *w)
+{
+	uint8_t u[PHYLLO_UNIT_MAX];
+	uint32_t mode = PHYLLO_SEND_UNRELIABLE;
+	size_t len;
+	ssize_t r;
+	int fd, err;
+
+	fd = unit_open(w, l2_unit, 0);
+	if (fd < 0) {
+		fail("%s: cannot open the stuck link's /dev/phyllo%d", w->name, l2_unit);
+		return NULL;
+	}
+	subscribe(w, fd, SUB_NEVER);
+	xioctl(w, fd, PHYLLO_IOC_SET_SEND_MODE, &mode);
+	for (;;) {
+		len = unit_make(w, u, sizeof(u) - rnd(w, 200));
+		op_begin(w, OP_WRITE);
+		r = write(fd, u, len);
+		op_end(w, OP_WRITE);
+		err = errno;
+		if (r < 0 && err == EIO)
+			break;
+		if (r < 0)
+			errno_in(w, "stuck write", err, EINTR, ECONNRESET, 0);
+	}
+	atomic_fetch_add(&writes_blocked_eio, 1);
+	close(fd);
+	return NULL;
+}
+
+static void *fsyncer(struct worker *w)
+{
+	int fd, n, r, err;
+
+	while (!atomic_load(&stop)) {
+		fd = unit_open(w, (int)rnd(w, UNITS), 0);
+		if (fd < 0) {
+			pause_us(2000);
+			continue;
+		}
+		subscribe(w, fd, SUB_NEVER);
+		for (n = (int)rnd(w, 16); n > 0 && !atomic_load(&stop); n--) {
+			if (rnd(w, 2) && !write_one(w, fd))
+				break;
+			op_begin(w, OP_FSYNC);
+			r = fsync(fd);
+			err = errno;
+			op_end(w, OP_FSYNC);
+			if (r < 0) {
+				errno_in(w, "fsync", err, EINTR, EIO, ECONNRESET, 0);
+				if (err == EIO)
+					break;
+			}
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+static void *poller(struct worker *w)
+{
+	struct pollfd p[3];
+	int i, n, r;
+
+	while (!atomic_load(&stop)) {
+		n = 1 + (int)rnd(w, 3);
+		for (i = 0; i < n; i++) {
+			p[i].fd = unit_open(w, (int)rnd(w, UNITS), O_NONBLOCK);
+			p[i].events = POLLIN | POLLOUT | POLLPRI;
+		}
+		for (r = (int)rnd(w, 32); r > 0 && !atomic_load(&stop); r--) {
+			op_begin(w, OP_POLL);
+			if (poll(p, (nfds_t)n, (int)rnd(w, 50)) < 0) {
+				op_end(w, OP_POLL);
+				errno_in(w, "poll", errno, EINTR, 0);
+				continue;
+			}
+			op_end(w, OP_POLL);
+			for (i = 0; i < n; i++) {
+				if (p[i].revents & POLLNVAL && p[i].fd >= 0)
+					fail("%s: POLLNVAL on an open file", w->name);
+				if (p[i].revents & (POLLIN | POLLPRI))
+					read_one(w, p[i].fd, 512);
+			}
+		}
+		for (i = 0; i < n; i++)
+			if (p[i].fd >= 0)
+				close(p[i].fd);
+	}
+	return NULL;
+}
+
+/* A valid configuration, mostly standard so the echo peer keeps up. */
+static void config_random(struct worker *w, struct phyllo_link_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->preset = rnd(w, 10) ? PHYLLO_CFG_STANDARD : rnd(w, 2);
+	c->window = 1 + rnd(w, 8);
+	c->rto_min_ms = 5 + rnd(w, 20);
+	c->rto_max_ms = c->rto_min_ms + rnd(w, 2000);
+	c->rto_init_ms = c->rto_min_ms + rnd(w, c->rto_max_ms - c->rto_min_ms + 1);
+	c->ack_delay_ms = rnd(w, 10);
+	c->max_retries = rnd(w, 4) ? 0 : rnd(w, 20);
+}
+
+static void ioctl_one(struct worker *w, int fd, int unit)
+{
+	union {
+		struct phyllo_link_state st;
+		struct phyllo_link_stats stats;
+		struct phyllo_link_config cfg;
+		struct phyllo_file_stats fst;
+		struct phyllo_subscription sub;
+		uint32_t mode;
+	} u;
+	unsigned int k = rnd(w, 10);
+	unsigned long req[] = {
+		PHYLLO_IOC_GET_STATE, PHYLLO_IOC_GET_STATS, PHYLLO_IOC_GET_CONFIG,
+		PHYLLO_IOC_GET_FILE_STATS, PHYLLO_IOC_TTY_UNIT,
+	};
+	int r;
+
+	memset(&u, 0, sizeof(u));
+	if (k < 5) {
+		r = xioctl(w, fd, req[k], &u);
+		if (k == 4 ? r == 0 || errno != ENOTTY : r != 0)
+			fail("%s: ioctl %u: %d (%s)", w->name, k, r, strerror(errno));
+		return;
+	}
+	if (k < 7 && unit != l2_unit) {
+		config_random(w, &u.cfg);
+		if (k == 6)
+			u.cfg.reserved[rnd(w, 8)] = 1;
+		r = xioctl(w, fd, PHYLLO_IOC_SET_CONFIG, &u.cfg);
+		if (k == 6 ? r == 0 || errno != EINVAL : r != 0)
+			errno_in(w, "SET_CONFIG", r ? errno : 0, EIO, 0);
+		return;
+	}
+	if (k < 9) {
+		/* Never everything: this file is not read, its queue would fill. */
+		u.sub.flags = PHYLLO_SUB_TYPE | (rnd(w, 2) ? PHYLLO_SUB_TOPIC : 0);
+		u.sub.type = rnd(w, 2) ? SUB_NEVER : PHYLLO_TYPE_PUBSUB_UAPI;
+		u.sub.topic_len = u.sub.flags & PHYLLO_SUB_TOPIC ? 1 + rnd(w, 15) : 0;
+		memset(u.sub.topic, 'a', u.sub.topic_len);
+		if (k == 8)
+			u.sub.reserved[rnd(w, 5)] = 1;
+		r = xioctl(w, fd, PHYLLO_IOC_SUBSCRIBE, &u.sub);
+		if (k == 8 ? r == 0 || errno != EINVAL : r != 0)
+			fail("%s: SUBSCRIBE (%u): %d (%s)", w->name, k, r, strerror(errno));
+		return;
+	}
+	u.mode = rnd(w, 3);
+	r = xioctl(w, fd, PHYLLO_IOC_SET_SEND_MODE, &u.mode);
+	if (u.mode == 2 ? r == 0 || errno != EINVAL : r != 0)
+		fail("%s: SET_SEND_MODE %u: %d (%s)", w->name, u.mode, r, strerror(errno));
+}
+
+static void *ioctler(struct worker *w)
+{
+	int fd, unit, n;
+
+	while (!atomic_load(&stop)) {
+		unit = (int)rnd(w, UNITS);
+		fd = unit_open(w, unit, O_NONBLOCK);
+		if (fd < 0) {
+			pause_us(2000);
+			continue;
+		}
+		subscribe(w, fd, SUB_NEVER);
+		for (n = (int)rnd(w, 32); n > 0 && !atomic_load(&stop); n--) {
+			ioctl_one(w, fd, unit);
+			if (!rnd(w, 4))
+				pause_us(1000);	/* let the echo session settle */
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Every file under /sys/class/phyllo/phylloN/, racing its removal. */
+static void sysfs_unit(struct worker *w, int unit)
+{
+	char dir[96], path[96], buf[64];
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "/sys/class/phyllo/phyllo%d/statistics", unit);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && !atomic_load(&stop)) {
+		if (de->d_name[0] == '.')
+			continue;
+		op_begin(w, OP_SYSFS);
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && read(fd, buf, sizeof(buf)) < 0)
+			errno_in(w, "sysfs read", errno, ENODEV, ENOENT, 0);
+		op_end(w, OP_SYSFS);
+		if (fd >= 0)
+			close(fd);
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "/sys/class/phyllo/phyllo%d/tty", unit);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			errno_in(w, "sysfs tty", errno, ENODEV, ENOENT, 0);
+		close(fd);
+	}
+}
+
+static void *sysfs_reader(struct worker *w)
+{
+	while (!atomic_load(&stop))
+		sysfs_unit(w, (int)rnd(w, UNITS));
+	return NULL;
+}
+
+static void *opencloser(struct worker *w)
+{
+	struct phyllo_link_state st;
+	int fd, fd2;
+
+	while (!atomic_load(&stop)) {
+		fd = unit_open(w, (int)rnd(w, UNITS), rnd(w, 2) ? O_NONBLOCK : 0);
+		if (fd < 0) {
+			pause_us(500);
+			continue;
+		}
+		fd2 = rnd(w, 2) ? unit_open(w, (int)rnd(w, UNITS), O_NONBLOCK) : -1;
+		if (rnd(w, 2) && xioctl(w, fd, PHYLLO_IOC_GET_STATE, &st))
+			fail("%s: GET_STATE: %s", w->name, strerror(errno));
+		close(fd);
+		if (fd2 >= 0)
+			close(fd2);
+	}
+	return NULL;
+}
+
+static int setd(struct worker *w, int fd, int ldisc)
+{
+	int r;
+
+	op_begin(w, OP_SETD);
+	r = ioctl(fd, TIOCSETD, &ldisc);
+	op_end(w, OP_SETD);
+	if (r == 0)
+		return 0;
+	if (errno == EBUSY)
+		atomic_fetch_add(&setd_busy, 1);	/* ldisc lock timed out (5 s) */
+	errno_in(w, "TIOCSETD", errno, EIO, EINTR, EBUSY, 0);
+	return -1;
+}
+
+/* Detach L0 from phyllo and attach it again, over and over. */
+static void *ldisc_toggler(struct worker *w)
+{
+	int fd = open(opt.echo_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0) {
+		fail("%s: open %s: %s", w->name, opt.echo_path, strerror(errno));
+		return NULL;
+	}
+	while (!atomic_load(&stop)) {
+		pause_us(10000 + rnd(w, 90000));	/* let the echo link run */
+		if (setd(w, fd, N_TTY_LDISC))
+			continue;
+		pause_us(rnd(w, 5000));
+		if (rnd(w, 4) == 0)
+			setd(w, fd, N_TTY_LDISC);	/* N_TTY to N_TTY */
+		if (setd(w, fd, opt.ldisc) == 0) {
+			atomic_fetch_add(&attaches, 1);
+			if (rnd(w, 4) == 0)
+				setd(w, fd, opt.ldisc);	/* phyllo to phyllo */
+		}
+	}
+	close(fd);	/* L0 as it is: the teardown detaches it */
+	return NULL;
+}
+
+/* A pty pair: master (non-blocking) and slave, or -1. */
+static int pty_open(int *slave)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	struct termios t;
+	char *name;
+
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m))) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*slave < 0) {
+		close(m);
+		return -1;
+	}
+	if (tcgetattr(*slave, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(*slave, TCSANOW, &t);
+	}
+	return m;
+}
+
+static void l1_set_master(int m)
+{
+	int old;
+
+	pthread_rwlock_wrlock(&l1_lock);
+	old = l1_master;
+	l1_master = m;
+	if (old >= 0)
+		close(old);	/* the slave side hangs up */
+	pthread_rwlock_unlock(&l1_lock);
+}
+
+/* L1: attach, let the flood run, then end it one of three ways. */
+static void *hangupper(struct worker *w)
+{
+	int m, s, how, r;
+
+	while (!atomic_load(&stop)) {
+		m = pty_open(&s);
+		if (m < 0) {
+			fail("%s: cannot create a pty: %s", w->name, strerror(errno));
+			break;
+		}
+		if (setd(w, s, opt.ldisc) == 0)
+			atomic_fetch_add(&attaches, 1);
+		l1_set_master(m);
+		pause_us(rnd(w, 50000));
+		how = (int)rnd(w, 3);
+		op_begin(w, OP_HANGUP);
+		if (how == 0) {
+			r = ioctl(s, TIOCVHANGUP);
+			if (r)
+				fail("%s: TIOCVHANGUP: %s", w->name, strerror(errno));
+		} else if (how == 1) {
+			l1_set_master(-1);
+		}
+		op_end(w, OP_HANGUP);
+		atomic_fetch_add(&hangups, 1);
+		if (how == 2)
+			setd(w, s, N_TTY_LDISC);
+		close(s);
+		l1_set_master(-1);
+	}
+	return NULL;
+}
+
+/* Random bytes into L1's master, its output drained. */
+static void *flooder(struct worker *w)
+{
+	uint8_t buf[512];
+	size_t n, i;
+
+	while (!atomic_load(&stop)) {
+		n = 1 + rnd(w, sizeof(buf));
+		for (i = 0; i < n; i++)
+			buf[i] = rnd(w, 16) ? (uint8_t)rnd(w, 256) : 0;
+		pthread_rwlock_rdlock(&l1_lock);
+		if (l1_master >= 0) {
+			if (write(l1_master, buf, n) < 0 && errno != EAGAIN && errno != EIO)
+				fail("%s: write to the pty master: %s", w->name, strerror(errno));
+			while (read(l1_master, buf, sizeof(buf)) > 0)
+				;
+		}
+		pthread_rwlock_unlock(&l1_lock);
+		pause_us(rnd(w, 2000));
+	}
+	return NULL;
+}
+
+static long delete_module(const char *name, unsigned int flags)
+{
+	return syscall(SYS_delete_module, name, flags);
+}
+
+/* rmmod must be refused the whole time: L2 keeps the module in use. */
+static void *rmmoder(struct worker *w)
+{
+	long r;
+
+	while (!atomic_load(&stop)) {
+		pause_us(10000 + rnd(w, 40000));
+		op_begin(w, OP_RMMOD);
+		r = delete_module("phyllo", O_NONBLOCK);
+		op_end(w, OP_RMMOD);
+		if (r == 0) {
+			fail("%s: rmmod phyllo succeeded while a tty is attached", w->name);
+			atomic_store(&stop, 1);
+		} else if (errno_in(w, "rmmod", errno, EWOULDBLOCK, EBUSY, 0)) {
+			atomic_fetch_add(&rmmod_refused, 1);
+		}
+	}
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* SIGUSR1 to random interruptible workers: the EINTR and restart paths. */
+static void *interrupter(struct worker *w)
+{
+	struct worker *t;
+
+	while (!atomic_load(&stop)) {
+		pause_us(1000 + rnd(w, 4000));
+		t = &workers[rnd(w, (unsigned int)n_workers)];
+		if (t->interruptible && !atomic_load(&t->exited))
+			pthread_kill(t->tid, SIGUSR1);
+	}
+	return NULL;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	void *r;
+
+	w->ktid = (pid_t)syscall(SYS_gettid);
+	r = w->fn(w);
+	atomic_store(&w->exited, true);
+	return r;
+}
+
+static struct worker *spawn(const char *name, int i, void *(*fn)(struct worker *),
+			    bool interruptible)
+{
+	struct worker *w = &workers[n_workers];
+
+	snprintf(w->name, sizeof(w->name), i < 0 ? "%s" : "%s%d", name, i);
+	w->fn = fn;
+	w->rng = opt.seed * 2654435761u + (unsigned int)n_workers * 40503u + 1;
+	w->interruptible = interruptible;
+	if (pthread_create(&w->tid, NULL, worker_main, w)) {
+		fail("cannot start thread %s", w->name);
+		exit(1);
+	}
+	n_workers++;
+	return w;
+}
+
+static void show_kernel_stack(struct worker *w)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", w->ktid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		printf("storm:     %s", line);
+	fclose(f);
+}
+
+static void sysrq(char c)
+{
+	int fd = open("/proc/sysrq-trigger", O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, &c, 1) < 0)
+			perror("storm: sysrq");
+		close(fd);
+	}
+}
+
+/* Name every thread of [from, to) not exited, with its call and stack. */
+static int report_hung(const char *why, int from, int to)
+{
+	long t = now_ms();
+	const char *op;
+	int i, hung = 0;
+
+	for (i = from; i < to; i++) {
+		struct worker *w = &workers[i];
+
+		if (atomic_load(&w->exited))
+			continue;
+		op = atomic_load(&w->op);
+		hung++;
+		fail("%s: thread %s (tid %d) in %s for %ld ms", why, w->name, w->ktid,
+		     op ? op : "user code", op ? t - atomic_load(&w->since_ms) : 0);
+		show_kernel_stack(w);
+	}
+	if (hung)
+		sysrq('w');
+	return hung;
+}
+
+/* Join the threads [from, to) within the watchdog; false if one hangs. */
+static bool join_range(const char *why, int from, int to)
+{
+	long deadline = now_ms() + opt.watchdog_s * 1000L;
+	int i, left;
+
+	do {
+		left = 0;
+		for (i = from; i < to; i++)
+			left += !atomic_load(&workers[i].exited);
+		if (!left)
+			break;
+		pause_us(50000);
+	} while (now_ms() < deadline);
+	if (left && report_hung(why, from, to))
+		return false;	/* _exit() ends them; the kernel log shows the rest */
+	for (i = from; i < to; i++)
+		pthread_join(workers[i].tid, NULL);
+	return true;
+}
+
+static void progress(long start)
+{
+	int i;
+
+	printf("storm: %ld/%ld iterations in %ld s:", atomic_load(&total), opt.iter,
+	       (now_ms() - start) / 1000);
+	for (i = 0; i < OP_COUNT; i++)
+		printf(" %s %ld", op_names[i], atomic_load(&op_count[i]));
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Run until opt.iter calls, or fail when nothing moves for opt.stall_s. */
+static void storm_run(long start)
+{
+	long last = -1, last_change = now_ms(), next_report = now_ms() + 10000, t;
+
+	while (atomic_load(&total) < opt.iter && !atomic_load(&stop)) {
+		pause_us(200000);
+		t = now_ms();
+		if (atomic_load(&total) != last) {
+			last = atomic_load(&total);
+			last_change = t;
+		} else if (t - last_change > opt.stall_s * 1000L) {
+			report_hung("no progress", 0, n_workers);
+			break;
+		}
+		if (t >= next_report) {
+			progress(start);
+			next_report = t + 10000;
+		}
+	}
+	atomic_store(&stop, 1);
+}
+
+static int tty_unit(int tty)
+{
+	uint32_t unit;
+
+	return ioctl(tty, PHYLLO_IOC_TTY_UNIT, &unit) ? -1 : (int)unit;
+}
+
+/* L2: attached, minimal preset, its master never read. */
+static int stuck_setup(int *master, int *slave)
+{
+	struct phyllo_link_config cfg;
+	int ldisc = opt.ldisc, fd;
+	char path[32];
+
+	*master = pty_open(slave);
+	if (*master < 0 || ioctl(*slave, TIOCSETD, &ldisc)) {
+		fail("stuck link: cannot attach: %s", strerror(errno));
+		return -1;
+	}
+	l2_unit = tty_unit(*slave);
+	snprintf(path, sizeof(path), "/dev/phyllo%d", l2_unit);
+	fd = open(path, O_RDWR);
+	if (fd < 0 || ioctl(fd, PHYLLO_IOC_GET_CONFIG, &cfg)) {
+		fail("stuck link: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	cfg.preset = PHYLLO_CFG_MINIMAL;
+	if (ioctl(fd, PHYLLO_IOC_SET_CONFIG, &cfg))
+		fail("stuck link: SET_CONFIG minimal: %s", strerror(errno));
+	close(fd);
+	return 0;
+}
+
+/* Every link detached or hung up: each sleeper must now wake and leave. */
+static void teardown(int l2_master, int l2_slave)
+{
+	int fd = open(opt.echo_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int ldisc = N_TTY_LDISC;
+
+	if (fd < 0 || ioctl(fd, TIOCSETD, &ldisc))
+		fail("teardown: N_TTY on %s: %s", opt.echo_path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	close(l2_master);	/* hangs up L2: its blocked writers get EIO */
+	close(l2_slave);
+}
+
+static int finit_module(int fd)
+{
+	return (int)syscall(SYS_finit_module, fd, "", 0);
+}
+
+/* Unload (retrying while the last references go), load, use, unload. */
+static void reload_check(void)
+{
+	long deadline = now_ms() + 20000;
+	int fd, m, s, unit, ldisc = opt.ldisc;
+	struct phyllo_link_state st;
+	char path[32];
+
+	while (delete_module("phyllo", O_NONBLOCK) && now_ms() < deadline)
+		pause_us(100000);
+	if (access("/sys/module/phyllo", F_OK) == 0) {
+		fail("rmmod phyllo after the storm: %s", strerror(errno));
+		return;
+	}
+	fd = open(opt.ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || finit_module(fd)) {
+		fail("insmod %s again: %s", opt.ko, strerror(errno));
+		return;
+	}
+	close(fd);
+	m = pty_open(&s);
+	if (m < 0 || ioctl(s, TIOCSETD, &ldisc) || (unit = tty_unit(s)) < 0) {
+		fail("attach after reload: %s", strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "/dev/phyllo%d", unit);
+	fd = open(path, O_RDWR | O_NONBLOCK);
+	if (fd < 0 || ioctl(fd, PHYLLO_IOC_GET_STATE, &st) || st.unit != (uint32_t)unit)
+		fail("%s after reload: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	close(s);
+	close(m);
+	deadline = now_ms() + 20000;
+	while (delete_module("phyllo", O_NONBLOCK) && now_ms() < deadline)
+		pause_us(100000);
+	if (access("/sys/module/phyllo", F_OK) == 0)
+		fail("final rmmod phyllo: %s", strerror(errno));
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: storm --echo TTY [--iter N] [--seed S] [--ko PATH]\n"
+		"             [--stall SECS] [--watchdog SECS] [--ldisc N]\n");
+	exit(2);
+}
+
+static void parse(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		const char *k = argv[i], *v = argv[i + 1];
+
+		if (!strcmp(k, "--echo"))
+			opt.echo_path = v;
+		else if (!strcmp(k, "--iter"))
+			opt.iter = atol(v);
+		else if (!strcmp(k, "--seed"))
+			opt.seed = (unsigned int)strtoul(v, NULL, 0);
+		else if (!strcmp(k, "--ko"))
+			opt.ko = v;
+		else if (!strcmp(k, "--stall"))
+			opt.stall_s = atoi(v);
+		else if (!strcmp(k, "--watchdog"))
+			opt.watchdog_s = atoi(v);
+		else if (!strcmp(k, "--ldisc"))
+			opt.ldisc = atoi(v);
+		else
+			usage();
+	}
+	if (i != argc || !opt.echo_path || opt.iter < 1)
+		usage();
+}
+
+static void spawn_all(void)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		spawn("reader", i, reader, true);
+	for (i = 0; i < 8; i++)
+		spawn("writer", i, writer, true);
+	for (i = 0; i < 2; i++)
+		spawn("poller", i, poller, true);
+	for (i = 0; i < 2; i++)
+		spawn("fsyncer", i, fsyncer, true);
+	for (i = 0; i < 2; i++)
+		spawn("stuck-writer", i, stuck_writer, false);
+	spawn("ioctl", -1, ioctler, true);
+	spawn("sysfs", -1, sysfs_reader, false);
+	spawn("openclose", -1, opencloser, true);
+	n_io = n_workers;
+	spawn("ldisc", -1, ldisc_toggler, false);
+	spawn("hangup", -1, hangupper, false);
+	spawn("flooder", -1, flooder, false);
+	spawn("rmmod", -1, rmmoder, false);
+	spawn("interrupter", -1, interrupter, false);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	int l2_master, l2_slave;
+	long start = now_ms();
+
+	parse(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (stuck_setup(&l2_master, &l2_slave))
+		return 1;
+	printf("storm: %ld iterations, seed %u, echo link %s, stuck link /dev/phyllo%d\n",
+	       opt.iter, opt.seed, opt.echo_path, l2_unit);
+	spawn_all();
+	storm_run(start);
+	progress(start);
+	printf("storm: stopping: every link detached or hung up, %d threads must end\n",
+	       n_workers);
+	/* The chaos ends first, so that nothing attaches again. */
+	if (join_range("watchdog, chaos threads", n_io, n_workers)) {
+		teardown(l2_master, l2_slave);
+		join_range("watchdog after teardown", 0, n_io);
+	}
+	if (!atomic_load(&failures))
+		reload_check();
+	printf("storm: units verified %ld, foreign %ld; attaches %ld, hangups %ld, "
+	       "rmmod refused %ld, stuck writers released %ld, TIOCSETD EBUSY %ld\n",
+	       atomic_load(&units_verified), atomic_load(&units_foreign),
+	       atomic_load(&attaches), atomic_load(&hangups),
+	       atomic_load(&rmmod_refused), atomic_load(&writes_blocked_eio),
+	       atomic_load(&setd_busy));
+	if (atomic_load(&failures)) {
+		printf("storm: FAIL: %d failures in %ld iterations\n",
+		       atomic_load(&failures), atomic_load(&total));
+		fflush(stdout);
+		_exit(1);
+	}
+	printf("storm: PASS: %ld iterations in %ld s, %d threads ended, module reloaded\n",
+	       atomic_load(&total), (now_ms() - start) / 1000, n_workers);
+	return 0;
+}
