@@ -25,7 +25,6 @@
 
 #define PHYLLO_MINORS	256
 
-static struct class *phyllo_class;
 static dev_t phyllo_devt;
 static struct cdev phyllo_cdev;
 static DEFINE_IDR(phyllo_units);
@@ -206,7 +205,6 @@ static const struct file_operations phyllo_fops = {
 	.poll = phyllo_poll,
 	.unlocked_ioctl = phyllo_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 static ssize_t tty_show(struct device *dev, struct device_attribute *attr,
@@ -268,6 +266,12 @@ static const struct attribute_group *phyllo_dev_groups[] = {
 	NULL,
 };
 
+/* Static, not class_create(): the same call on 6.1 and on 7.x. */
+static struct class phyllo_class = {
+	.name = "phyllo",
+	.dev_groups = phyllo_dev_groups,
+};
+
 /* Publish the link as /dev/phylloN; the ldisc calls it once started. */
 int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent)
 {
@@ -280,7 +284,7 @@ int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent)
 	if (id < 0)
 		return id;
 	link->unit = id;
-	dev = device_create(phyllo_class, parent, MKDEV(MAJOR(phyllo_devt), id),
+	dev = device_create(&phyllo_class, parent, MKDEV(MAJOR(phyllo_devt), id),
 			    link, "phyllo%d", id);
 	if (IS_ERR(dev)) {
 		phyllo_chrdev_remove(link);
@@ -296,7 +300,7 @@ void phyllo_chrdev_remove(struct phyllo_link *link)
 	if (link->unit < 0)
 		return;
 	if (link->dev)
-		device_destroy(phyllo_class, MKDEV(MAJOR(phyllo_devt), link->unit));
+		device_destroy(&phyllo_class, MKDEV(MAJOR(phyllo_devt), link->unit));
 	link->dev = NULL;
 	mutex_lock(&phyllo_units_lock);
 	idr_remove(&phyllo_units, link->unit);
@@ -321,12 +325,9 @@ int phyllo_chrdev_init(void)
 	ret = cdev_add(&phyllo_cdev, phyllo_devt, PHYLLO_MINORS);
 	if (ret)
 		goto err_region;
-	phyllo_class = class_create(THIS_MODULE, "phyllo");
-	if (IS_ERR(phyllo_class)) {
-		ret = PTR_ERR(phyllo_class);
+	ret = class_register(&phyllo_class);
+	if (ret)
 		goto err_cdev;
-	}
-	phyllo_class->dev_groups = phyllo_dev_groups;
 	return 0;
 
 err_cdev:
@@ -338,7 +339,7 @@ err_region:
 
 void phyllo_chrdev_exit(void)
 {
-	class_destroy(phyllo_class);
+	class_unregister(&phyllo_class);
 	cdev_del(&phyllo_cdev);
 	unregister_chrdev_region(phyllo_devt, PHYLLO_MINORS);
 	idr_destroy(&phyllo_units);

@@ -145,14 +145,14 @@ static void phyllo_ldisc_hangup(struct tty_struct *tty)
 		phyllo_link_kill(link);
 }
 
-static void phyllo_ldisc_receive_buf(struct tty_struct *tty,
-				     const unsigned char *cp,
-				     const char *fp, int count)
+static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
+				     const PHYLLO_TTY_FLAG *fp,
+				     PHYLLO_TTY_COUNT count)
 {
 	struct phyllo_link *link = tty->disc_data;
 
 	if (link && count > 0)
-		phyllo_link_receive(link, cp, fp, count);
+		phyllo_link_receive(link, cp, (const char *)fp, count);
 }
 
 static void phyllo_ldisc_write_wakeup(struct tty_struct *tty)

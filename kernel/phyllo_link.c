@@ -192,8 +192,8 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
 	init_waitqueue_head(&link->wait);
 	INIT_LIST_HEAD(&link->files);
 	INIT_WORK(&link->work, phyllo_link_work);
-	hrtimer_init(&link->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	link->timer.function = phyllo_link_timer;
+	hrtimer_setup(&link->timer, phyllo_link_timer, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	link->unit = -1;
 	link->clock = phyllo_now_ms;
 	link->lim = *lim;

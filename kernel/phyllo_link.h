@@ -31,6 +31,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "phyllo_compat.h"
 #include "phyllo_stack.h"
 #include "phyllo.h"
 

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * phyllo_compat.h - the kernel API differences between Linux 6.1 and the
+ * newest kernel Debian ships, in one place.
+ *
+ * Contract:
+ *  1. The glue is written against the newest API; this header supplies
+ *     what an older kernel lacks, keyed on LINUX_VERSION_CODE, and nothing
+ *     else. No glue function exists twice.
+ *  2. A shim takes the newest name and behaves as the newest kernel does.
+ *  3. Differences the glue avoids rather than shims: the device class is a
+ *     static struct class registered with class_register() (class_create()
+ *     lost its owner argument in 6.4), and /dev/phylloN sets no .llseek
+ *     (no_llseek went away in 6.12; a NULL llseek on a stream_open()ed
+ *     file fails with ESPIPE on every kernel).
+ */
+#ifndef PHYLLO_COMPAT_H
+#define PHYLLO_COMPAT_H
+
+#include <linux/hrtimer.h>
+#include <linux/version.h>
+
+/*
+ * 6.6 changed the ldisc receive hooks to u8 flags and a size_t count; the
+ * flags keep their TTY_NORMAL... values, so the glue only casts them.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define PHYLLO_TTY_FLAG		u8
+#define PHYLLO_TTY_COUNT	size_t
+#else
+#define PHYLLO_TTY_FLAG		char
+#define PHYLLO_TTY_COUNT	int
+#endif
+
+/* 6.13 added hrtimer_setup(); later kernels removed hrtimer_init(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+static inline void
+hrtimer_setup(struct hrtimer *timer,
+	      enum hrtimer_restart (*function)(struct hrtimer *),
+	      clockid_t clock_id, enum hrtimer_mode mode)
+{
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = function;
+}
+#endif
+
+#endif /* PHYLLO_COMPAT_H */
