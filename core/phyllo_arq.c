@@ -47,6 +47,8 @@ static void arq_emit(struct phyllo_arq *a, uint8_t seq, uint8_t ack, uint8_t fla
 static void arq_emit_control(struct phyllo_arq *a, uint8_t flags)
 {
 	arq_emit(a, 0, 0, PHYLLO_FLAG_NOS | flags, PHYLLO_TYPE_CONTROL, NULL, 0);
+	PHYLLO_TRACE(a->trace_ctx, PHYLLO_TP_TX_CONTROL, a->rx_next,
+		     PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | flags);
 }
 
 /* Units we refused while full: ask for them now rather than at the peer's
@@ -132,10 +134,13 @@ static void arq_transmit_new(struct phyllo_arq *a, uint32_t now)
 	}
 }
 
-/* Go back N: everything sent and unacknowledged goes out again, in order. */
-static void arq_resend_all(struct phyllo_arq *a, uint32_t now)
+/* Go back N: everything sent and unacknowledged goes out again, in order
+ * (timeout: why, for the trace). */
+static void arq_resend_all(struct phyllo_arq *a, uint32_t now, bool timeout)
 {
 	uint8_t i;
+
+	PHYLLO_TRACE(a->trace_ctx, PHYLLO_TP_RETRANSMIT, a->tx_sent, timeout);
 
 	for (i = 0; i < a->tx_sent; i++)
 		arq_emit_slot(a, i);
@@ -229,6 +234,8 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 		a->stats->rx_ack_stale++;
 		return;
 	}
+	if (n || nak)
+		PHYLLO_TRACE(a->trace_ctx, PHYLLO_TP_RX_ACK, ack, (n << 1) | (nak ? 1 : 0));
 	if (n) {
 		/* Units held back by the peer's window go out at the poll. */
 		arq_release(a, n, now);
@@ -470,6 +477,7 @@ static void arq_on_timeout(struct phyllo_arq *a, uint32_t now)
 	a->stats->tx_timeouts++;
 	if (a->retries < 255)
 		a->retries++;	/* also marks the RTO as backed off */
+	PHYLLO_TRACE(a->trace_ctx, PHYLLO_TP_TIMEOUT, a->rto, a->retries);
 	if (a->cfg.max_retries && a->retries >= a->cfg.max_retries) {
 		phyllo_arq_reset(a, true, now);
 		return;
@@ -477,7 +485,7 @@ static void arq_on_timeout(struct phyllo_arq *a, uint32_t now)
 	a->rto = clamp16((uint32_t)a->rto << 1, a->cfg.rto_min_ms, a->cfg.rto_max_ms);
 	a->stats->rto_ms = a->rto;
 	a->nak_resent = false;
-	arq_resend_all(a, now);
+	arq_resend_all(a, now, true);
 }
 
 /* What received units owed: answers first, then the window. */
@@ -493,7 +501,7 @@ static void arq_pay_dues(struct phyllo_arq *a, uint32_t now)
 		a->stats->tx_naks++;
 	}
 	if ((due & ARQ_DUE_RESEND) && a->tx_sent)
-		arq_resend_all(a, now);
+		arq_resend_all(a, now, false);
 }
 
 uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)

@@ -33,6 +33,7 @@
 #include "phyllo_wire.h"
 #include "phyllo_datagram.h"
 #include "phyllo_stats.h"
+#include "phyllo_trace.h"
 
 /* Send window storage, in units; the configured window may be smaller. */
 #ifndef PHYLLO_ARQ_WINDOW_MAX
@@ -158,6 +159,7 @@ struct phyllo_arq {
 	uint32_t tx_queued_total;
 	uint32_t tx_retired_total;
 	struct phyllo_arq_slot slot[PHYLLO_ARQ_WINDOW_MAX];
+	PHYLLO_TRACE_FIELD
 };
 
 /* nonce: must differ from the one this side used before it (re)started:

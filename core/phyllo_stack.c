@@ -33,10 +33,14 @@ static void stack_write_frame(struct phyllo_stack *s, const uint8_t *head, uint1
 {
 	static const uint8_t delim = PHYLLO_DELIMITER;
 
+	uint16_t bytes;
+
 	s->out.write(s->out.ctx, &delim, 1);
-	s->stats.tx_bytes += 2 + phyllo_cobs_write(&s->out, head, nh, body, nb);
+	bytes = 2 + phyllo_cobs_write(&s->out, head, nh, body, nb);
 	s->out.write(s->out.ctx, &delim, 1);
+	s->stats.tx_bytes += bytes;
 	s->stats.tx_frames++;
+	PHYLLO_TRACE(s->trace_ctx, PHYLLO_TP_TX_FRAME, bytes, head[0]);
 }
 
 /*
@@ -157,6 +161,7 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
 		s->stats.rx_frames++;
 		if (ret > 0)
 			ret = stack_frame(s, now_ms, unit);
+		PHYLLO_TRACE(s->trace_ctx, PHYLLO_TP_RX_FRAME, s->rx.len, ret < 0 ? ret : 0);
 		if (ret < 0) {
 			stack_count_drop(&s->stats, ret);
 		} else if (ret == 1) {

@@ -51,6 +51,7 @@ struct phyllo_stack {
 	struct phyllo_cobs_rx rx;     /* chunks in, decoded frames out */
 	struct phyllo_stats stats;
 	struct phyllo_arq arq;        /* used by the standard preset only */
+	PHYLLO_TRACE_FIELD
 };
 
 /* arq_cfg may be NULL for the defaults; nonce as for phyllo_arq_init(). */
