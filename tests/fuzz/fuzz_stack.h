@@ -83,6 +83,7 @@ struct fz_node {
 	/* our data frames: seq and unit number move together in a session */
 	bool tx_off_known;
 	uint8_t tx_off;
+	uint32_t tx_sessions;	/* the session tx_off belongs to */
 	/* units of the other node delivered here (two-stack mode) */
 	uint32_t rx_sessions, rx_last, nos_last, rx_count;
 	bool rx_any, nos_any;

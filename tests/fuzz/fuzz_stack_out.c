@@ -121,6 +121,12 @@ void fz_call_begin(struct fz_node *nd, const char *what, uint16_t max)
 	nd->sessions_before = nd->st.stats.sessions;
 	nd->retired_before = a->tx_retired_total;
 	nd->open_before = a->state == PHYLLO_ARQ_OPEN;
+	/* Sessions open only in receive, which writes nothing: a call that
+	 * writes data belongs to one session. */
+	if (nd->st.stats.sessions != nd->tx_sessions) {
+		nd->tx_sessions = nd->st.stats.sessions;
+		nd->tx_off_known = false;
+	}
 }
 
 /* PHYLLO_EV_* of the call against what changed during it. */
@@ -159,7 +165,6 @@ static void fz_check_syn(struct fz_node *nd, const uint8_t *r, const uint8_t *bo
 			   r[0] == (uint8_t)nonce,
 		   "node %c sent a bad SYN: flags %#x, %u bytes, window %u, nonce %#x", nd->name,
 		   r[2], nb, nb ? body[0] : 0, nonce);
-	nd->tx_off_known = false;	/* a session may start here */
 }
 
 /* RST: NOS (ACK in a session), type 0x00, the nonce we are giving up and the peer's. */
@@ -173,7 +178,6 @@ static void fz_check_rst(struct fz_node *nd, const uint8_t *r, const uint8_t *bo
 			   be32(body + 4) == a->peer_nonce,
 		   "node %c sent a bad RST: flags %#x, type %#x, %u bytes", nd->name, r[2], r[3],
 		   nb);
-	nd->tx_off_known = false;
 }
 
 /* A unit of our application, whole; data seq follows the unit number. */
