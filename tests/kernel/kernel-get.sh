@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# kernel-get.sh NAME - make one kernel of the test matrix ready, all from
+# Debian's archive, and print its facts as shell assignments (for eval):
+#   kver=     the release (uname -r) of Debian's amd64 flavour
+#   kdir=     its headers' build directory (inside chroot= when set)
+#   vmlinuz=  its Debian image, for qemu
+#   source=   the linux-source tarball (6.1 and 6.12 only), for UML
+#   chroot=   the root to build in (unstable only), else empty
+# NAME:
+#   6.1       Debian 12's own kernel, installed on the host by
+#             scripts/deps.sh (linux-headers-amd64, linux-image-amd64,
+#             linux-source-6.1)
+#   6.12      bookworm-backports: image, headers, kbuild and source
+#             unpacked (dpkg-deb -x, not installed) into
+#             ~/.cache/phyllo/debian/6.12-<version>/root
+#   unstable  the newest kernel: headers installed in the cached unstable
+#             chroot (unstable-chroot.sh), since they need unstable's
+#             compiler; the image unpacked beside it
+# Everything is keyed by package version; a cached kernel is not fetched
+# again. Packages come through debian-apt.sh (private apt configuration).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}
+name=$1
+
+# dep PKG PREFIX: the first dependency of PKG whose name starts with PREFIX
+dep() {
+	apt-cache depends "$1" 2>/dev/null |
+		sed -n "s/^ *Depends: \($2[^ ]*\).*/\1/p" | head -1
+}
+
+# unpack DIR DEB...: dpkg-deb -x each into DIR/root, once.
+unpack() {
+	d=$1
+	shift
+	[ -f "$d/.phyllo-unpacked" ] && return 0
+	rm -rf "$d.tmp"
+	mkdir -p "$d.tmp/debs" "$d.tmp/root"
+	(cd "$d.tmp/debs" && "$@")
+	for deb in "$d.tmp/debs"/*.deb; do
+		dpkg-deb -x "$deb" "$d.tmp/root"
+	done
+	rm -rf "$d.tmp/debs" "$d"
+	touch "$d.tmp/.phyllo-unpacked"
+	mv "$d.tmp" "$d"
+}
+
+case $name in
+6.1)
+	kver=$(dep linux-headers-amd64 linux-headers- | sed 's/^linux-headers-//')
+	[ -n "$kver" ] || { echo "kernel-get: linux-headers-amd64 is not installed" >&2; exit 1; }
+	echo "kver=$kver"
+	echo "kdir=/lib/modules/$kver/build"
+	echo "vmlinuz=/boot/vmlinuz-$kver"
+	echo "source=/usr/src/linux-source-6.1.tar.xz"
+	echo "chroot="
+	;;
+6.12)
+	apt() { "$here/debian-apt.sh" bookworm-backports "$@"; }
+	hdr=$(apt apt-cache depends linux-headers-amd64 | sed -n 's/^ *Depends: \(linux-headers-6\.12[^ ]*\).*/\1/p' | head -1)
+	[ -n "$hdr" ] || { echo "kernel-get: no 6.12 headers in bookworm-backports" >&2; exit 1; }
+	kver=${hdr#linux-headers-}
+	srcver=$(apt apt-cache show linux-source-6.12 | sed -n 's/^Version: //p' | sort -V | tail -1)
+	d=$cache/debian/6.12-$kver-$srcver
+	if [ ! -f "$d/.phyllo-unpacked" ]; then
+		deps=$(apt apt-cache depends "$hdr" | sed -n 's/^ *Depends: \(linux-\(headers\|kbuild\)-[^ ]*\).*/\1/p')
+		echo "kernel-get: fetching Linux $kver from bookworm-backports" >&2
+		unpack "$d" "$here/debian-apt.sh" bookworm-backports apt-get download -q \
+			"linux-image-$kver" "$hdr" $deps "linux-source-6.12=$srcver" >&2
+	fi
+	# The flavour's Makefile includes the common part by absolute path.
+	sed -i "s|^include /usr/src/|include $d/root/usr/src/|" \
+		"$d/root/usr/src/linux-headers-$kver/Makefile"
+	echo "kver=$kver"
+	echo "kdir=$d/root/usr/src/linux-headers-$kver"
+	echo "vmlinuz=$d/root/boot/vmlinuz-$kver"
+	echo "source=$d/root/usr/src/linux-source-6.12.tar.xz"
+	echo "chroot="
+	;;
+unstable)
+	root=$("$here/unstable-chroot.sh")
+	kver=$(chroot "$root" dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+		grep -o 'linux-headers-[^ ,]*' | sed 's/^linux-headers-//' | head -1)
+	d=$cache/debian/unstable-$kver
+	if [ ! -f "$d/.phyllo-unpacked" ]; then
+		echo "kernel-get: fetching the image of Linux $kver from unstable" >&2
+		# Newer images split the kernel binary into linux-binary-*.
+		pkgs="linux-image-$kver $(chroot "$root" apt-cache depends "linux-image-$kver" |
+			sed -n 's/^ *Depends: \(linux-binary-[^ ]*\).*/\1/p')"
+		unpack "$d" sh -c "chroot '$root' sh -c 'mkdir -p /tmp/dl && cd /tmp/dl &&
+			rm -f ./*.deb && apt-get download -q $pkgs' >&2 && mv '$root'/tmp/dl/*.deb ."
+	fi
+	echo "kver=$kver"
+	echo "kdir=/usr/src/linux-headers-$kver"
+	# /boot/vmlinuz-V, or (newer packages) /usr/lib/modules/V/vmlinuz
+	for v in "$d/root/boot/vmlinuz-$kver" "$d/root/usr/lib/modules/$kver/vmlinuz"; do
+		[ -f "$v" ] && break
+	done
+	echo "vmlinuz=$v"
+	echo "source="
+	echo "chroot=$root"
+	;;
+*)
+	echo "kernel-get: unknown kernel '$name' (6.1, 6.12, unstable)" >&2
+	exit 2
+	;;
+esac
