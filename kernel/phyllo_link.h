@@ -82,8 +82,10 @@ struct phyllo_link {
 	struct phyllo_rx_limits lim;
 	u32 nfiles;
 	u32 rxq_bytes;			/* queued in all files together */
-	/* sessions: the core's PHYLLO_EV_RESET bumps reset_gen, and so does
-	 * a new configuration; the bases carry totals across configurations */
+	/*
+	 * sessions: the core's PHYLLO_EV_RESET bumps reset_gen, and so does
+	 * a new configuration; the bases carry totals across configurations
+	 */
 	u32 reset_gen;
 	u32 session_base;
 	u32 lost_base;

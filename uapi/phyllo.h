@@ -59,8 +59,10 @@ struct phyllo_link_state {
 	__u32 mtu;		/* largest payload: 252, 247 or 243 */
 	__u32 tx_in_flight;	/* reliable units queued, not yet acknowledged */
 	__u32 tx_reset_lost;	/* units written but lost to session resets */
-	__u32 unit;		/* N of /dev/phylloN; PHYLLO_UNIT_NONE once
-				 * detached (N may then belong to another link) */
+	/* N of /dev/phylloN; PHYLLO_UNIT_NONE once detached (N may then
+	 * belong to another link)
+	 */
+	__u32 unit;
 	__u32 reserved[8];
 };
 
