@@ -12,11 +12,12 @@
  *     master is never read, set to the minimal preset, so its writers end
  *     up blocked on a full tty. L2 stays attached until the end: the module
  *     is in use the whole time.
- *  2. Workers on /dev/phyllo0..3 (whichever exist): 8 readers, 8 writers,
- *     poll waiters, fsync waiters, an ioctl thread, a sysfs reader, an
- *     open/close loop, an ldisc thread (TIOCSETD N_TTY / 29 on L0), an
- *     rmmod thread (delete_module must fail while L2 is attached), and an
- *     interrupter sending SIGUSR1 to random workers (EINTR paths).
+ *  2. Workers on /dev/phyllo0..3 (whichever exist): 8 readers (1 read in
+ *     32 into a PROT_NONE page: EFAULT must leave the unit queued), 8
+ *     writers, poll and epoll waiters, fsync waiters, an ioctl thread, a
+ *     sysfs reader, an open/close loop, an ldisc thread (TIOCSETD N_TTY /
+ *     29 on L0), an rmmod thread (delete_module must fail while L2 is
+ *     attached), and an interrupter sending SIGUSR1 to random workers.
  *  3. One iteration is one system call on the module's interfaces: an
  *     open, read, write, poll, fsync, ioctl, sysfs read, TIOCSETD, hangup
  *     or delete_module. The storm stops when --iter of them have run.
@@ -45,7 +46,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <termios.h>
@@ -104,6 +107,7 @@ static struct worker workers[MAX_THREADS];
 static int n_workers;
 static int n_io;	/* workers[0..n_io) do I/O, the rest is chaos */
 static int l2_unit = -1;
+static void *bad_page;	/* PROT_NONE: copy_to_user() into it faults */
 
 /* L1: the master the flooder writes and the hangup thread replaces. */
 static pthread_rwlock_t l1_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -255,6 +259,35 @@ static void subscribe(struct worker *w, int fd, unsigned int type)
 		errno_in(w, "SUBSCRIBE", errno, EINTR, 0);
 }
 
+/*
+ * One read into a bad address: EFAULT leaves the unit queued (phyllo(4)),
+ * so the file's count of units read must not move.
+ */
+static void read_fault(struct worker *w, int fd)
+{
+	struct phyllo_file_stats before, after;
+	ssize_t r;
+	int err;
+
+	if (xioctl(w, fd, PHYLLO_IOC_GET_FILE_STATS, &before))
+		return;
+	op_begin(w, OP_READ);
+	r = read(fd, bad_page, 512);
+	err = errno;
+	op_end(w, OP_READ);
+	if (r > 0) {
+		fail("%s: read into a bad address returned %zd", w->name, r);
+		return;
+	}
+	if (r < 0)
+		errno_in(w, "bad-address read", err, EFAULT, EAGAIN, EINTR,
+			 ECONNRESET, 0);
+	if (r < 0 && err == EFAULT &&
+	    !xioctl(w, fd, PHYLLO_IOC_GET_FILE_STATS, &after) &&
+	    after.rx_units != before.rx_units)
+		fail("%s: a read that failed with EFAULT consumed a unit", w->name);
+}
+
 /* One read; false when the file is done with (EOF). */
 static bool read_one(struct worker *w, int fd, size_t cap)
 {
@@ -262,6 +295,10 @@ static bool read_one(struct worker *w, int fd, size_t cap)
 	ssize_t r;
 	int err;
 
+	if (!rnd(w, 32)) {
+		read_fault(w, fd);
+		return true;
+	}
 	op_begin(w, OP_READ);
 	r = read(fd, buf, cap);
 	err = errno;
@@ -450,6 +487,49 @@ static void *poller(struct worker *w)
 			if (p[i].fd >= 0)
 				close(p[i].fd);
 	}
+	return NULL;
+}
+
+/*
+ * epoll keeps its wait entry on the link's queue between calls: files are
+ * closed while still registered, and the link may die meanwhile.
+ */
+static void *epoller(struct worker *w)
+{
+	struct epoll_event ev[4], add;
+	int ep, fds[3], i, n, r;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0) {
+		fail("%s: epoll_create1: %s", w->name, strerror(errno));
+		return NULL;
+	}
+	while (!atomic_load(&stop)) {
+		n = 1 + (int)rnd(w, 3);
+		for (i = 0; i < n; i++) {
+			fds[i] = unit_open(w, (int)rnd(w, UNITS), O_NONBLOCK);
+			add.events = EPOLLIN | EPOLLOUT | EPOLLPRI |
+				     (rnd(w, 2) ? EPOLLET : 0);
+			add.data.fd = fds[i];
+			if (fds[i] >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &add))
+				fail("%s: EPOLL_CTL_ADD: %s", w->name, strerror(errno));
+		}
+		for (r = (int)rnd(w, 32); r > 0 && !atomic_load(&stop); r--) {
+			op_begin(w, OP_POLL);
+			i = epoll_wait(ep, ev, 4, (int)rnd(w, 50));
+			op_end(w, OP_POLL);
+			if (i < 0)
+				errno_in(w, "epoll_wait", errno, EINTR, 0);
+			while (i-- > 0)
+				if (ev[i].events & EPOLLIN)
+					read_one(w, ev[i].data.fd, 512);
+		}
+		/* Closing a registered file removes it from the set. */
+		for (i = 0; i < n; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+	}
+	close(ep);
 	return NULL;
 }
 
@@ -1048,6 +1128,7 @@ static void spawn_all(void)
 		spawn("writer", i, writer, true);
 	for (i = 0; i < 2; i++)
 		spawn("poller", i, poller, true);
+	spawn("epoller", -1, epoller, true);
 	for (i = 0; i < 2; i++)
 		spawn("fsyncer", i, fsyncer, true);
 	for (i = 0; i < 2; i++)
@@ -1070,6 +1151,9 @@ int main(int argc, char **argv)
 	long start = now_ms();
 
 	parse(argc, argv);
+	bad_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bad_page == MAP_FAILED)
+		return 1;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -7,6 +7,7 @@
 # Passes when the guest says "STORM-RESULT: PASS" and the whole console
 # log passes storm-check.sh; otherwise prints the offending lines, exit 1.
 # Usage: tests/storm/test-storm.sh BUILDDIR ITERATIONS [SEED]
+# STORM_KDIR=DIR uses that built kernel tree instead of storm-kernel.sh's.
 # Files: BUILDDIR/storm/console.log (the guest's console), kmod.log.
 set -e
 build=$1 iter=$2 seed=${3:-1}
@@ -16,7 +17,7 @@ mkdir -p "$build/storm/kmod"
 build=$(cd "$build" && pwd)	# kbuild wants M= absolute
 out=$build/storm
 start=$(date +%s)
-kdir=$("$here/storm-kernel.sh")
+kdir=${STORM_KDIR:-$("$here/storm-kernel.sh")}
 kready=$(date +%s)
 
 # phyllo.ko from a snapshot of the working tree (rsync -c keeps the
