@@ -199,7 +199,7 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 {
 	struct phyllo_file *pf;
 	struct phyllo_rx rx;
-	bool claimed = false;
+	int claimed = 0;
 
 	phyllo_rx_parse(&rx, u);
 	if (refusable && phyllo_files_must_refuse(link, &rx))
@@ -209,12 +209,15 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 			pf->stats.rx_filtered++;
 			continue;
 		}
-		claimed = true;
+		claimed++;
 		if (!phyllo_file_enqueue(pf, u)) {
 			pf->stats.rx_drops++;
 			link->gstats.rx_queue_drops++;
+			trace_phyllo_queue_drop(link->unit, u->type, u->len,
+						pf->rxq_units);
 		}
 	}
+	trace_phyllo_rx_unit(link->unit, u->type, u->len, claimed);
 	if (!claimed)
 		link->gstats.rx_unclaimed++;
 	return true;
@@ -263,7 +266,8 @@ static struct phyllo_rxunit *phyllo_file_take_locked(struct phyllo_file *pf,
 }
 
 /* A unit the reader could not take (EFAULT): back at the head, as if it
- * had never been read. */
+ * had never been read.
+ */
 void phyllo_file_unread(struct phyllo_file *pf, struct phyllo_rxunit *ru)
 {
 	struct phyllo_link *link = pf->link;
@@ -380,7 +384,8 @@ static int phyllo_file_synced_locked(struct phyllo_file *pf)
 	if (link->dead)
 		return -EIO;
 	/* Its unreliable frames have left for the tty (other files' later
-	 * writes do not count); its reliable units are acknowledged. */
+	 * writes do not count); its reliable units are acknowledged.
+	 */
 	if (link->tty && pf->fifo_marked &&
 	    (s32)(link->fifo_out - pf->fifo_mark) < 0)
 		return -EAGAIN;

@@ -1123,7 +1123,8 @@ static void hostile_session_control_is_stale(struct kunit *test)
 
 /* Finding 1: after SET_CONFIG, fsync reported ECONNRESET once and then
  * blocked for ever; tx_unacked stayed wrong; the lost units went
- * uncounted. */
+ * uncounted.
+ */
 static void hostile_reconfigure_retires_units_in_flight(struct kunit *test)
 {
 	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
@@ -1189,7 +1190,8 @@ static void hostile_filtered_units_pass_a_full_file(struct kunit *test)
 }
 
 /* Finding 4: a reader that never reads holds the link for stall_ms, then
- * loses its copies (counted) while the others go on. */
+ * loses its copies (counted) while the others go on.
+ */
 static void hostile_stalled_reader_stops_holding(struct kunit *test)
 {
 	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
@@ -1248,7 +1250,8 @@ static void hostile_opens_and_link_memory_are_capped(struct kunit *test)
 }
 
 /* Finding 5: a read that faults puts the unit back; a detached link does
- * not report a unit number another link may have. */
+ * not report a unit number another link may have.
+ */
 static void hostile_efault_keeps_unit_and_detach_forgets_unit(struct kunit *test)
 {
 	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
@@ -1279,7 +1282,8 @@ static void hostile_efault_keeps_unit_and_detach_forgets_unit(struct kunit *test
 }
 
 /* A flood of CRC-valid control frames while nobody reads: memory and
- * output stay bounded, and a normal session works afterwards. */
+ * output stay bounded, and a normal session works afterwards.
+ */
 static void hostile_control_flood_then_normal_session(struct kunit *test)
 {
 	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
@@ -1334,7 +1338,8 @@ static void hostile_control_flood_then_normal_session(struct kunit *test)
 }
 
 /* 1 MiB with no delimiter, and bytes flagged break, frame, parity and
- * overrun: counted, nothing delivered, and the next good frame is. */
+ * overrun: counted, nothing delivered, and the next good frame is.
+ */
 static void hostile_noise_and_tty_flags_then_a_good_frame(struct kunit *test)
 {
 	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_REDUCED, 0);

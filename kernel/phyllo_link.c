@@ -26,6 +26,14 @@
 
 #include "phyllo_link.h"
 
+#define CREATE_TRACE_POINTS
+#include "phyllo_events.h"
+
+int phyllo_trace_unit(const void *ctx)
+{
+	return READ_ONCE(((const struct phyllo_link *)ctx)->unit);
+}
+
 int phyllo_err_to_errno(int err)
 {
 	switch (err) {
@@ -142,7 +150,8 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 	int ret;
 
 	/* Units still queued are lost with the old stack: counted, and
-	 * retired, so every file's fsync mark is met. */
+	 * retired, so every file's fsync mark is met.
+	 */
 	link->session_base += link->stack.stats.sessions;
 	link->lost_base += link->stack.stats.tx_reset_lost +
 			   (arq->tx_queued_total - arq->tx_retired_total);
@@ -151,6 +160,8 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 				get_random_u32(), phyllo_link_now(link));
 	if (ret < 0)
 		return phyllo_err_to_errno(ret);
+	link->stack.trace_ctx = link;
+	link->stack.arq.trace_ctx = link;
 	link->cfg = *cfg;
 	link->line_cflag = 0;
 	link->line_ospeed = 0;
@@ -298,10 +309,19 @@ static void phyllo_link_flush_locked(struct phyllo_link *link)
 /* What the core says happened; a reset is reported to every file. */
 static void phyllo_link_events_locked(struct phyllo_link *link)
 {
+	const struct phyllo_stats *st = &link->stack.stats;
 	u8 ev = phyllo_stack_take_events(&link->stack);
 
-	if (ev & PHYLLO_EV_RESET)
+	if (ev & PHYLLO_EV_RESET) {
 		link->reset_gen++;
+		trace_phyllo_session(link->unit, true,
+				     link->session_base + st->sessions,
+				     link->lost_base + st->tx_reset_lost);
+	}
+	if (ev & PHYLLO_EV_OPEN)
+		trace_phyllo_session(link->unit, false,
+				     link->session_base + st->sessions,
+				     link->lost_base + st->tx_reset_lost);
 }
 
 /*
@@ -329,7 +349,8 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 }
 
 /* A file made room: ask the peer for what was refused (a NAK, owed to the
- * next poll, which the caller's kick runs). */
+ * next poll, which the caller's kick runs).
+ */
 void phyllo_link_room_locked(struct phyllo_link *link)
 {
 	if (link->stack.preset == PHYLLO_PRESET_STANDARD &&
@@ -416,7 +437,8 @@ int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 }
 
 /* Reliable units acknowledged or lost to a reset, since the link began
- * (earlier configurations included): compare with u32 wrap in mind. */
+ * (earlier configurations included): compare with u32 wrap in mind.
+ */
 u32 phyllo_link_tx_done_locked(struct phyllo_link *link)
 {
 	return link->tx_total_base + link->stack.arq.tx_retired_total;
