@@ -7,6 +7,7 @@
 #   vmlinuz=  its Debian image, for qemu
 #   source=   the linux-source tarball (6.1 and 6.12 only), for UML
 #   chroot=   the root to build in (unstable only), else empty
+#   pkgver=   the Debian version of the source (or headers) package
 # NAME:
 #   6.1       Debian 12's own kernel, installed on the host by
 #             scripts/deps.sh (linux-headers-amd64, linux-image-amd64,
@@ -55,6 +56,7 @@ case $name in
 	echo "vmlinuz=/boot/vmlinuz-$kver"
 	echo "source=/usr/src/linux-source-6.1.tar.xz"
 	echo "chroot="
+	echo "pkgver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)"
 	;;
 6.12)
 	apt() { "$here/debian-apt.sh" bookworm-backports "$@"; }
@@ -77,6 +79,7 @@ case $name in
 	echo "vmlinuz=$d/root/boot/vmlinuz-$kver"
 	echo "source=$d/root/usr/src/linux-source-6.12.tar.xz"
 	echo "chroot="
+	echo "pkgver=$srcver"
 	;;
 unstable)
 	root=$("$here/unstable-chroot.sh")
@@ -100,6 +103,7 @@ unstable)
 	echo "vmlinuz=$v"
 	echo "source="
 	echo "chroot=$root"
+	echo "pkgver=$(chroot "$root" dpkg-query -W -f='${Version}' "linux-headers-$kver")"
 	;;
 *)
 	echo "kernel-get: unknown kernel '$name' (6.1, 6.12, unstable)" >&2

@@ -1,25 +1,33 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Prepare the cached Linux 6.1 tree used by `make kunit` and `make
-# test-kernel`, outside the repository, and print its directory:
-#   ~/.cache/phyllo/linux-6.1-<package version>/src     the source (once)
+# Prepare the cached Linux tree used by `make kunit` and `make test-kernel`
+# (6.1, the default) or `make kunit KUNIT_KERNELS=6.12`, outside the
+# repository, and print its directory:
+#   ~/.cache/phyllo/linux-<name>-<package version>/src   the source (once)
 #   .../kunit, .../uml                                   build directories
-# The sources are staged into .../stage (rsync -c: only changed files get
-# a new mtime, so rebuilds stay incremental), linked in as drivers/phyllo
-# (Kbuild at its top, kernel/Kconfig sourced from drivers/Kconfig). With
+# Usage: tests/kernel/kernel-tree.sh [NAME]   NAME: 6.1 (default) or 6.12
+# The source is Debian's linux-source-NAME (kernel-get.sh: 6.1 from the
+# host's packages, 6.12 from bookworm-backports). The repository's sources
+# are staged into .../stage (rsync -c: only changed files get a new mtime,
+# so rebuilds stay incremental), linked in as drivers/phyllo (Kbuild at its
+# top, kernel/Kconfig sourced from drivers/Kconfig). With
 # PHYLLO_CORE_REF=<git ref> the core and its tests come from that commit
 # instead of the working tree (useful while the core is being edited).
-# tests/kernel/patches/*.patch are applied to the tree once.
+# Fixes the tree needs on this host are applied once: for 6.1
+# tests/kernel/patches/*.patch, for another NAME tests/kernel/patches/NAME/.
 set -e
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-top=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/linux-6.1-$ver
+name=${1:-6.1}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+eval "$("$here/kernel-get.sh" "$name")"
+[ -n "$source" ] || { echo "kernel-tree: no linux-source for $name" >&2; exit 1; }
+top=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/linux-$name-$pkgver
 src=$top/src
 if [ ! -f "$src/.phyllo-extracted" ]; then
-	echo "kernel-tree: extracting linux-source-6.1 $ver into $src" >&2
+	echo "kernel-tree: extracting linux-source-$name $pkgver into $src" >&2
 	rm -rf "$src" "$src.tmp"
 	mkdir -p "$src.tmp"
-	tar -xf /usr/src/linux-source-6.1.tar.xz -C "$src.tmp" --strip-components=1
+	tar -xf "$source" -C "$src.tmp" --strip-components=1
 	touch "$src.tmp/.phyllo-extracted"
 	mv "$src.tmp" "$src"
 fi
@@ -36,8 +44,13 @@ fi
 rsync -rc --delete "$tmp/" "$stage/"
 rm -rf "$tmp"
 ln -sfn "$stage" "$src/drivers/phyllo"
-# Fixes the 6.1 tree needs on this host (see each patch's comment).
-for p in "$repo"/tests/kernel/patches/*.patch; do
+if [ "$name" = 6.1 ]; then
+	patches=$repo/tests/kernel/patches
+else
+	patches=$repo/tests/kernel/patches/$name
+fi
+for p in "$patches"/*.patch; do
+	[ -f "$p" ] || continue
 	patch -d "$src" -p1 -R -s -f --dry-run <"$p" >/dev/null 2>&1 ||
 		patch -d "$src" -p1 -s -f <"$p" >&2
 done
