@@ -11,7 +11,9 @@
 #  4. CYCLES detach/re-attach cycles;
 #  5. rmmod refused while attached, fine after; an unprivileged attach
 #     refused;
-#  6. hostile peers (phyllo-hostile): a flood of CRC-valid session control,
+#  6. the phyllo trace events of a short lossy session, counted against
+#     the link's counters;
+#  7. hostile peers (phyllo-hostile): a flood of CRC-valid session control,
 #     1 MiB without a delimiter, a unit flood while the only reader does
 #     not read: no amplification, no cut frame, memory within the bounds,
 #     and a normal session afterwards.
@@ -69,6 +71,8 @@ detach() {
 
 # json FILE KEY: the first number after "KEY": in FILE
 json() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
+# stat0 NAME: a counter of /dev/phyllo0 from sysfs
+stat0() { cat /sys/class/phyllo/phyllo0/statistics/$1; }
 
 kc insmod "$ko" || fail "insmod $ko"
 [ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
@@ -110,6 +114,50 @@ step "kernel counted $kerr bad frames; the peer corrupted $pcorrupt and dropped 
 [ -n "$pcorrupt" ] && [ "$pcorrupt" -gt 0 ] || fail "no corruption injected"
 [ "$kerr" -eq "$pcorrupt" ] || fail "kernel error counters ($kerr) != injected corruptions ($pcorrupt)"
 
+# The trace events of one short lossy session, against the counters.
+tr=/sys/kernel/tracing
+mountpoint -q $tr || mount -t tracefs tracefs $tr || fail "no tracefs"
+step "trace events of a lossy session (300 units each way) against the counters"
+echo 0 >$tr/tracing_on
+echo >$tr/trace
+echo 8192 >$tr/buffer_size_kb
+echo 1 >$tr/events/phyllo/enable
+echo 1 >$tr/tracing_on
+start_peer standard --drop 10 --corrupt 5 --seed 777
+attach
+kc echo /dev/phyllo0 300 "$peer" >$tmp/trace-echo.json || fail "traced echo"
+wait "$peer"
+echo 0 >$tr/tracing_on
+echo 0 >$tr/events/phyllo/enable
+cp $tr/trace $tmp/trace.txt
+grep -q "LOST.*EVENTS" $tmp/trace.txt && fail "the trace buffer lost events"
+# ev NAME [PATTERN]: events of that name (whose text matches PATTERN)
+ev() { grep " $1: phyllo0 " $tmp/trace.txt | grep -c -- "${2:-.}"; }
+# expect WHAT GOT WANT
+expect() {
+	[ "$2" = "$3" ] || fail "trace: $1: $2 events, counter says $3"
+	echo "test-kernel:   $1: $2"
+}
+expect rx_frame "$(ev phyllo_rx_frame)" "$(stat0 rx_frames)"
+for why in crc framing length overflow seq dup hold; do
+	expect "rx_frame $why" "$(ev phyllo_rx_frame " $why\$")" "$(stat0 rx_$why)"
+done
+expect rx_unit "$(ev phyllo_rx_unit)" "$(stat0 rx_units)"
+expect tx_frame "$(ev phyllo_tx_frame)" "$(stat0 tx_frames)"
+expect "tx_control ACK" "$(ev phyllo_tx_control " ACK ")" "$(stat0 tx_acks)"
+expect "tx_control NAK" "$(ev phyllo_tx_control " NAK ")" "$(stat0 tx_naks)"
+expect "rx_ack NAK" "$(ev phyllo_rx_ack " NAK ")" "$(stat0 rx_naks)"
+expect timeout "$(ev phyllo_timeout)" "$(stat0 tx_timeouts)"
+expect "retransmitted units" "$(grep ' phyllo_retransmit: phyllo0 ' $tmp/trace.txt |
+	sed 's/.*units=\([0-9]*\).*/\1/' | awk '{ s += $1 } END { print s + 0 }')" \
+	"$(stat0 tx_retransmits)"
+expect "session open" "$(ev phyllo_session " open ")" "$(stat0 sessions)"
+[ "$(stat0 rx_crc)" -gt 0 ] && [ "$(stat0 tx_retransmits)" -gt 0 ] ||
+	fail "trace: the session was not lossy enough to show anything"
+grep -m1 " phyllo_rx_frame: .* crc$" $tmp/trace.txt
+grep -m1 " phyllo_retransmit: " $tmp/trace.txt
+detach
+
 step "hangup with a blocked reader and writer"
 echo 2 >/sys/module/phyllo/parameters/preset
 start_peer standard
@@ -136,8 +184,6 @@ hostile_ready() {
 	done
 	head -1 $tmp/hostile.out
 }
-
-stat0() { cat /sys/class/phyllo/phyllo0/statistics/$1; }
 
 if [ -n "$hostile" ]; then
 	echo 2 >/sys/module/phyllo/parameters/preset
