@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
-# Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm)
+# Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm
+#        kernels dkms)
 set -e
 pkgs=""
 for group in "$@"; do
@@ -13,6 +14,8 @@ for group in "$@"; do
 	arduino) pkgs="$pkgs arduino-core-avr avrdude zip" ;;
 	storm)   pkgs="$pkgs linux-source-6.1 bc flex bison libssl-dev libelf-dev ccache xz-utils rsync patch gcc make libc6-dev kmod qemu-system-x86 busybox-static cpio util-linux gzip" ;;
 	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
+	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;
+	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
