@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# guest-root.sh - the cached Debian 12 disk of make test-dkms, and its
+# first kernel, as shell assignments (for eval):
+#   disk=     ext4 image (raw) of a debootstrapped bookworm with systemd,
+#             linux-image-amd64 and linux-headers-amd64 (6.1) installed,
+#             bookworm-backports in its sources, and in its apt cache every
+#             package `apt install ./phyllo-dkms_*.deb` and `apt install -t
+#             bookworm-backports linux-image-amd64 linux-headers-amd64`
+#             need, so the guest needs no network
+#   vmlinuz=, initrd=   its 6.1 kernel and initramfs, to boot it with qemu
+# Made once per version of this script and of the backports kernel, in
+# ~/.cache/phyllo/dkms-guest/<key>/; the archive address comes from the
+# host's apt sources (tests/kernel/debian-apt.sh --mirror).
+set -e
+here=$(cd "$(dirname "$0")" && pwd)
+kernel=$here/../kernel
+eval "$("$kernel/kernel-get.sh" 6.12)"
+key=$(cat "$0" | sha256sum | cut -c1-12)-$kver
+dir=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/dkms-guest/$key
+
+if [ ! -f "$dir/disk.img" ]; then
+	mirror=$("$kernel/debian-apt.sh" --mirror)
+	root=$dir/root
+	log=$dir/build.log
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "guest-root: debootstrap bookworm from $mirror into $root (log: $log)" >&2
+	in_root() {
+		unshare -m --propagation private sh -c '
+			r=$1; shift
+			mount -t proc proc "$r/proc" && mount --rbind /dev "$r/dev" &&
+			exec chroot "$r" "$@"' sh "$root" "$@" >>"$log" 2>&1
+	}
+	apt_in() {
+		DEBIAN_FRONTEND=noninteractive in_root apt-get -q -y \
+			-o DPkg::Lock::Timeout=900 "$@"
+	}
+	debootstrap --variant=minbase --include=systemd-sysv \
+		bookworm "$root" "$mirror" >"$log" 2>&1 || { tail -20 "$log" >&2; exit 1; }
+	cat >"$root/etc/apt/sources.list" <<-EOS
+		deb $mirror bookworm main
+		deb $mirror bookworm-backports main
+	EOS
+	# Judge the archive's Release files as the host's apt does.
+	apt-config dump | grep -E '^Acquire::Check-(Valid-Until|Date) ' \
+		>"$root/etc/apt/apt.conf.d/99phyllo-host" || true
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+	chmod +x "$root/usr/sbin/policy-rc.d"
+	{
+		apt_in update &&
+			apt_in install --no-install-recommends linux-image-amd64 \
+				linux-headers-amd64 udev kmod util-linux procps &&
+			apt_in install -d dkms &&
+			apt_in install -d -t bookworm-backports linux-image-amd64 linux-headers-amd64
+	} || { tail -30 "$log" >&2; exit 1; }
+	rm -f "$root/usr/sbin/policy-rc.d" "$root/etc/resolv.conf"
+	echo phyllo-dkms >"$root/etc/hostname"
+	echo '/dev/vda / ext4 defaults 0 1' >"$root/etc/fstab"
+	# The chroot's initramfs has every driver (MODULES=most); the guest's
+	# own kernel installs need only what it runs on.
+	echo MODULES=dep >"$root/etc/initramfs-tools/conf.d/phyllo-guest"
+	k=$(ls "$root/boot" | sed -n 's/^vmlinuz-//p' | head -1)
+	cp "$root/boot/vmlinuz-$k" "$dir/vmlinuz"
+	cp "$root/boot/initrd.img-$k" "$dir/initrd"
+	mkfs.ext4 -q -F -L phyllo -d "$root" "$dir/disk.img.tmp" 6G >>"$log" 2>&1
+	mv "$dir/disk.img.tmp" "$dir/disk.img"
+	rm -rf "$root"
+fi
+echo "disk=$dir/disk.img"
+echo "vmlinuz=$dir/vmlinuz"
+echo "initrd=$dir/initrd"
