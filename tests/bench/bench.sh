@@ -24,7 +24,7 @@ mkdir -p "$build/bench"
 echo "bench: booting Linux $kver (2 vCPUs, TCG); $n1 round trips, $n2 streamed units per path"
 qemu-system-x86_64 -accel tcg -m 512M -smp 2 -display none -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bench.sh phyllo.n1=$n1 phyllo.n2=$n2 phyllo.pause=${PAUSE:-50}" \
+	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bench.sh phyllo.n1=$n1 phyllo.n2=$n2 phyllo.pause=${PAUSE:-50} phyllo.n3=${N3:-400}" \
 	-serial "file:$work/console.log" \
 	-chardev "socket,id=s1,path=$work/s1,server=on,wait=off" -serial chardev:s1 \
 	-chardev "socket,id=s2,path=$work/s2,server=on,wait=off" -serial chardev:s2 \
@@ -41,7 +41,7 @@ stream() {
 		--interval-ms 2 --timeout 200 >"$work/$1.json" 2>&1 &
 	pids="$pids $!"
 }
-started2= started3=
+started2= started3= acks=
 touch "$work/console.log"
 while kill -0 $qemu_pid 2>/dev/null; do
 	if [ -z "$started2" ] && grep -q '^BENCH-START stream2' "$work/console.log"; then
@@ -50,6 +50,15 @@ while kill -0 $qemu_pid 2>/dev/null; do
 	if [ -z "$started3" ] && grep -q '^BENCH-START stream3' "$work/console.log"; then
 		stream s3; started3=1
 	fi
+	# ACK service runs: "BENCH-START NAME PORT", a paced streamer each
+	for tag in $(sed -n 's/^BENCH-START \(ack-[^ ]*\) \(s[0-9]\).*/\1:\2/p' \
+		     "$work/console.log"); do
+		case " $acks " in *" $tag "*) continue ;; esac
+		acks="$acks $tag"
+		"$bin" peer --stream --connect "unix:$work/${tag#*:}" -n "${N3:-400}" \
+			--payload counter --interval-ms 5 --timeout 200 >/dev/null 2>&1 &
+		pids="$pids $!"
+	done
 	sleep 0.2
 done
 wait 2>/dev/null || true

@@ -44,4 +44,53 @@ phyllo drain -d "$dev" -n "$n2" --pause-ms $pause -t 120 >/tmp/r; result drain-k
 echo "BENCH-START stream3"
 phyllo peer --sink -d /dev/ttyS3 -n "$n2" --pause-ms $pause -v --timeout 120 2>/tmp/r
 result drain-user
+# 3. ACK service time at the tty layer, so the emulated serial port's own
+#    delay is outside the figure: from data bytes reaching the tty layer
+#    (kprobe on tty_port_default_receive_buf) to the next frame leaving
+#    through tty->ops->write (kprobe on uart_write, frames only: their
+#    first byte is the 0x00 delimiter). Measured as the wait of the first
+#    bytes that arrived since the last frame went out. The far end streams
+#    one unit every 5 ms; our application reads promptly, or sleeps 50 ms
+#    between reads.
+tr=/sys/kernel/tracing
+mountpoint -q $tr || mount -t tracefs tracefs $tr
+echo 'p:pbench/rx tty_port_default_receive_buf' >>$tr/kprobe_events
+echo 'p:pbench/tx uart_write b0=+0(%si):u8' >>$tr/kprobe_events
+echo 16384 >$tr/buffer_size_kb
+n3=$(sed -n 's/.*phyllo\.n3=\([0-9]*\).*/\1/p' /proc/cmdline)
+n3=${n3:-400}
+
+# ack_run NAME PORT COMMAND...: trace while COMMAND runs against a streamer
+# the host starts on PORT; one BENCH-RESULT line with n, p50, p99, max (us).
+ack_run() {
+	name=$1 port=$2
+	shift 2
+	echo >$tr/trace
+	echo 1 >$tr/events/pbench/enable
+	echo 1 >$tr/tracing_on
+	echo "BENCH-START $name $port"
+	"$@" >/dev/null 2>&1
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/pbench/enable
+	awk '/ rx: / { if (!p) { p = 1; t0 = $0 } }
+	     / tx: .*b0=0$/ { if (p) { p = 0; print us($0) - us(t0) } }
+	     function us(l) { match(l, /[0-9]+\.[0-9]+: /)
+			      return int(substr(l, RSTART, RLENGTH - 2) * 1000000) }' \
+		$tr/trace | sort -n >/tmp/ack
+	awk -v name="$name" '{ v[NR] = $1 } END {
+		p50 = v[int((NR + 1) * 0.50)]; p99 = v[int(NR * 0.99 + 0.99)];
+		printf "BENCH-RESULT %s {\"n\":%d,\"p50_us\":%d,\"p99_us\":%d,\"max_us\":%d}\n",
+			name, NR, p50, p99, v[NR] }' /tmp/ack
+}
+
+for pause in 0 50; do
+	dev=$(phyllo attach /dev/ttyS2 -b 115200)
+	apid=$(pidof phyllo)
+	ack_run ack-kernel-$pause s2 phyllo drain -d "$dev" -n "$n3" --pause-ms $pause -t 120
+	kill $apid
+	sleep 0.5
+	stty -F /dev/ttyS3 raw -echo 115200
+	ack_run ack-user-$pause s3 phyllo peer --sink -d /dev/ttyS3 -n "$n3" \
+		--pause-ms $pause --timeout 120
+done
 echo "BENCH-DONE"

@@ -66,6 +66,28 @@ def ack_table(r):
     return rows, out
 
 
+def ack_service_table(r):
+    print("3. ACK service time in the guest, at the tty layer (data bytes in -> next frame out)")
+    print(f"{'path':<10} {'app':<12} {'n':>5} {'p50 us':>8} {'p99 us':>8} {'max us':>8}")
+    rows = {}
+    for pause in ("0", "50"):
+        for path in ("kernel", "user"):
+            d = r.get(f"ack-{path}-{pause}", {})
+            rows[f"{path}-{pause}"] = d
+            app = "prompt" if pause == "0" else "sleeps 50ms"
+            print(f"{path:<10} {app:<12} {d.get('n', 0):>5} {d.get('p50_us', 0):>8} "
+                  f"{d.get('p99_us', 0):>8} {d.get('max_us', 0):>8}")
+    out = {}
+    for pause in ("0", "50"):
+        k, u = rows[f"kernel-{pause}"], rows[f"user-{pause}"]
+        out[pause] = {q: ratio(k.get(f"{q}_us", 0), u.get(f"{q}_us", 0))
+                      for q in ("p50", "p99", "max")}
+        print(f"  app {'prompt' if pause == '0' else 'sleeping'}: kernel/userspace "
+              f"p50 {out[pause]['p50']:.3f}, p99 {out[pause]['p99']:.3f}, "
+              f"max {out[pause]['max']:.3f}")
+    return rows, out
+
+
 def verdicts(rtt, ack):
     says = []
     if rtt["idle"]["msgs_per_s_kernel_over_user"] < 1.0:
@@ -86,11 +108,17 @@ def main():
     print()
     rows2, ack = ack_table(r)
     print()
+    rows3, svc = ack_service_table(r)
+    print()
     missed = verdicts(rtt, ack)
+    if svc["50"]["p99"] > 0.1:
+        missed.append("sleeping app: the kernel's tty-layer ACK p99 is more than 0.1x userspace's")
+        print("  NOT MET: " + missed[-1])
     json.dump({"round_trip": {f"{p}-{l}": v for (p, l), v in rows1.items()},
                "round_trip_ratios": rtt, "link_service": rows2,
                "link_service_ratios": ack, "targets_missed": missed,
-               "drain": {k: r.get(k) for k in ("drain-kernel", "drain-user")}},
+               "drain": {k: r.get(k) for k in ("drain-kernel", "drain-user")},
+               "ack_service": rows3, "ack_service_ratios": svc},
               open(sys.argv[2], "w"), indent=1)
     print(f"written: {sys.argv[2]}")
 
