@@ -72,7 +72,7 @@ static void attach_parse(struct attach_opts *o, int argc, char **argv)
 	o->ldisc = module_ldisc();
 	while ((c = getopt_long(argc, argv, "b:p:w:fh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o->baud = util_parse_num("--baud", optarg, 50, 4000000); break;
+		case 'b': o->baud = link_parse_baud("phyllo attach", optarg); break;
 		case 'p': o->preset = util_parse_preset(optarg); break;
 		case 'w': o->window = util_parse_num("--window", optarg, 1, 8); break;
 		case 'l': o->ldisc = util_parse_num("--ldisc", optarg, 1, 255); break;
@@ -177,11 +177,9 @@ int attach_main(int argc, char **argv)
 	int fd;
 
 	attach_parse(&o, argc, argv);
-	fd = open(o.tty, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "phyllo attach: cannot open %s: %s\n", o.tty, strerror(errno));
+	fd = link_open_tty("phyllo attach", o.tty, O_RDWR);
+	if (fd < 0)
 		return 1;
-	}
 	if (link_tty_raw(fd, o.baud)) {
 		fprintf(stderr, "phyllo attach: %s: cannot set raw mode at %lu baud: %s\n",
 			o.tty, o.baud, strerror(errno));

@@ -123,7 +123,12 @@ void client_result(struct client *c, struct client_result *r)
 	r->seconds = (double)(end - c->t_start) / 1e6;
 	r->msgs_per_s = r->seconds > 0 ? (double)c->received / r->seconds : 0.0;
 	r->kbytes_per_s = r->msgs_per_s * r->bytes / 1000.0;
-	r->lost = c->count - c->received - c->reset_lost;
+	/* Lost: a later echo came back, this one did not. A run that ends
+	 * early (time-out, interrupt, hang-up) leaves the rest pending, and
+	 * what it never sent is neither. */
+	r->lost = c->gaps;
+	r->pending = c->sent - c->received - c->reset_lost - c->gaps;
+	r->unsent = c->count - c->sent;
 	r->p50_us = util_percentile(c->rtt_us, c->received, 50);
 	r->p99_us = util_percentile(c->rtt_us, c->received, 99);
 	r->max_us = util_percentile(c->rtt_us, c->received, 100);
@@ -136,15 +141,30 @@ void client_json(FILE *f, struct client *c)
 	client_result(c, &r);
 	fprintf(f, ",\"payload\":\"%s\",\"payload_bytes\":%u,\"sent\":%llu,\"received\":%llu,"
 		"\"mismatches\":%llu,\"lost\":%llu,\"duplicates\":%llu,\"reordered\":%llu,"
-		"\"reset_lost\":%llu,\"late\":%llu,"
+		"\"reset_lost\":%llu,\"late\":%llu,\"pending\":%llu,\"unsent\":%llu,"
 		"\"seconds\":%.3f,\"msgs_per_s\":%.1f,\"kbytes_per_s\":%.2f,"
 		"\"rtt_us\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}",
 		payload_name(&c->payload), r.bytes, (unsigned long long)c->sent,
 		(unsigned long long)c->received, (unsigned long long)c->mismatches,
 		(unsigned long long)r.lost, (unsigned long long)c->dups,
 		(unsigned long long)c->reordered, (unsigned long long)c->reset_lost,
-		(unsigned long long)c->late,
+		(unsigned long long)c->late, (unsigned long long)r.pending,
+		(unsigned long long)r.unsent,
 		r.seconds, r.msgs_per_s, r.kbytes_per_s,
 		(unsigned long long)r.p50_us, (unsigned long long)r.p99_us,
 		(unsigned long long)r.max_us);
+}
+
+void client_progress(FILE *f, const struct client *c)
+{
+	int width = 40, done = (int)(c->received * (uint64_t)width / (c->count ? c->count : 1));
+	int i;
+
+	fputs("\r[", f);
+	for (i = 0; i < width; i++)
+		fputc(i < done ? '#' : ' ', f);
+	fprintf(f, "] %llu/%llu", (unsigned long long)c->received, (unsigned long long)c->count);
+	if (c->resets)
+		fprintf(f, ", %llu session resets", (unsigned long long)c->resets);
+	fflush(f);
 }

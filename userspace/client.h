@@ -52,12 +52,17 @@ bool client_ok(const struct client *c);
 struct client_result {
 	uint16_t bytes;		/* payload bytes of one message */
 	double seconds, msgs_per_s, kbytes_per_s;
-	uint64_t lost;		/* missing, not counting units lost to a reset */
+	uint64_t lost;		/* missing while a later echo came back, not
+				 * counting units lost to a reset */
+	uint64_t pending;	/* sent, no echo yet when the run ended */
+	uint64_t unsent;	/* never sent (the run ended early) */
 	uint64_t p50_us, p99_us, max_us;
 };
 
 void client_result(struct client *c, struct client_result *r);
 /* The client's fields of the JSON summary, each preceded by a comma. */
 void client_json(FILE *f, struct client *c);
+/* One progress line for a terminal: "\r[####    ] received/count". */
+void client_progress(FILE *f, const struct client *c);
 
 #endif

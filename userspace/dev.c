@@ -25,7 +25,7 @@ int dev_open(const char *path, int flags)
 			"links there are\n", path);
 	else if (errno == EACCES || errno == EPERM)
 		fprintf(stderr, "phyllo: %s: permission denied: run as root, or give your "
-			"group access with a udev rule (see phyllo(4))\n", path);
+			"group access with a udev rule (see PERMISSIONS in phyllo(1))\n", path);
 	else
 		fprintf(stderr, "phyllo: %s: %s\n", path, strerror(errno));
 	return -1;

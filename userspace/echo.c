@@ -159,17 +159,6 @@ static int echo_read(int fd, struct client *c, const char *dev)
 	}
 }
 
-static void echo_progress(const struct client *c)
-{
-	int width = 40, done = (int)(c->received * (uint64_t)width / c->count), i;
-
-	fputs("\r[", stderr);
-	for (i = 0; i < width; i++)
-		fputc(i < done ? '#' : ' ', stderr);
-	fprintf(stderr, "] %llu/%llu", (unsigned long long)c->received,
-		(unsigned long long)c->count);
-}
-
 static int echo_loop(int fd, struct client *c, const struct echo_opts *o, bool bar)
 {
 	uint64_t deadline = util_now_us() + o->timeout_s * 1000000ull, next_bar = 0;
@@ -186,7 +175,7 @@ static int echo_loop(int fd, struct client *c, const struct echo_opts *o, bool b
 		if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) && echo_read(fd, c, o->dev))
 			return -1;
 		if (bar && util_now_us() >= next_bar) {
-			echo_progress(c);
+			client_progress(stderr, c);
 			next_bar = util_now_us() + 100000;
 		}
 		if (util_now_us() > deadline) {
@@ -195,7 +184,7 @@ static int echo_loop(int fd, struct client *c, const struct echo_opts *o, bool b
 		}
 	}
 	if (bar) {
-		echo_progress(c);
+		client_progress(stderr, c);
 		fputc('\n', stderr);
 	}
 	return 0;

@@ -1,204 +1,94 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * json.c - see json.h. A recursive-descent parser with a depth limit; this
- * is userspace, so recursion and doubles are fine here (not in the core).
+ * json.c - see json.h. Parsing is Debian's jansson (strict RFC 8259: no
+ * NaN, no leading '+' or zeros, no trailing commas, integers and reals
+ * kept apart, integers outside 64 bits refused); this file only walks the
+ * tree it builds into MessagePack, and prints MessagePack back as JSON.
  */
-#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
 
 #define JSON_DEPTH_MAX 32
 
-struct jp {
-	const char *s, *p;
-	struct phyllo_mp_writer *w;
-	char *err;
-	size_t errlen;
-	int depth;
-};
-
-static int jp_fail(struct jp *j, const char *what)
+static int jw_fail(char *err, size_t errlen, const char *what)
 {
-	snprintf(j->err, j->errlen, "%s at offset %ld", what, (long)(j->p - j->s));
+	snprintf(err, errlen, "%s", what);
 	return -1;
 }
 
-static void jp_space(struct jp *j)
+static int jw_value(const json_t *v, struct phyllo_mp_writer *w, int depth, char *err,
+		    size_t errlen);
+
+static int jw_container(const json_t *v, struct phyllo_mp_writer *w, int depth, char *err,
+			size_t errlen)
 {
-	while (isspace((unsigned char)*j->p))
-		j->p++;
-}
+	const char *key;
+	json_t *item;
+	size_t i;
 
-static int jp_value(struct jp *j);
-
-/* A JSON string into buf (UTF-8, escapes resolved); returns its length. */
-static long jp_string_raw(struct jp *j, char *buf, size_t cap)
-{
-	size_t n = 0;
-
-	j->p++;	/* opening quote */
-	while (*j->p && *j->p != '"') {
-		char c = *j->p++;
-
-		if (c == '\\') {
-			char e = *j->p++;
-			static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-			const char *k = e ? strchr(from, e) : NULL;
-
-			if (e == 'u') {
-				unsigned int cp;
-
-				if (sscanf(j->p, "%4x", &cp) != 1 || cp > 0x7f)
-					return jp_fail(j, "only \\u0000-\\u007f escapes are supported");
-				j->p += 4;
-				c = (char)cp;
-			} else if (!k) {
-				return jp_fail(j, "bad escape");
-			} else {
-				c = to[k - from];
-			}
-		}
-		if (n == cap)
-			return jp_fail(j, "string too long");
-		buf[n++] = c;
-	}
-	if (*j->p != '"')
-		return jp_fail(j, "unterminated string");
-	j->p++;
-	return (long)n;
-}
-
-static int jp_string(struct jp *j)
-{
-	char buf[256];
-	long n = jp_string_raw(j, buf, sizeof(buf));
-
-	if (n < 0)
-		return -1;
-	phyllo_mp_write_str(j->w, (const uint8_t *)buf, (uint32_t)n);
-	return 0;
-}
-
-static int jp_number(struct jp *j)
-{
-	const char *start = j->p;
-	char *end;
-	long long v;
-	double d;
-
-	v = strtoll(start, &end, 10);
-	if (end != start && !strchr(".eE", *end)) {
-		j->p = end;
-		phyllo_mp_write_int(j->w, v);
+	if (json_is_array(v)) {
+		phyllo_mp_write_array(w, (uint32_t)json_array_size(v));
+		json_array_foreach(v, i, item)
+			if (jw_value(item, w, depth + 1, err, errlen))
+				return -1;
 		return 0;
 	}
-	d = strtod(start, &end);
-	if (end == start)
-		return jp_fail(j, "expected a value");
-	{
-		uint64_t bits;
+	phyllo_mp_write_map(w, (uint32_t)json_object_size(v));
+	json_object_foreach((json_t *)v, key, item) {
+		phyllo_mp_write_str(w, (const uint8_t *)key, (uint32_t)strlen(key));
+		if (jw_value(item, w, depth + 1, err, errlen))
+			return -1;
+	}
+	return 0;
+}
 
+static int jw_value(const json_t *v, struct phyllo_mp_writer *w, int depth, char *err,
+		    size_t errlen)
+{
+	double d;
+	uint64_t bits;
+
+	if (depth > JSON_DEPTH_MAX)
+		return jw_fail(err, errlen, "nested deeper than 32 levels");
+	switch (json_typeof(v)) {
+	case JSON_NULL: phyllo_mp_write_nil(w); break;
+	case JSON_TRUE: phyllo_mp_write_bool(w, true); break;
+	case JSON_FALSE: phyllo_mp_write_bool(w, false); break;
+	case JSON_INTEGER: phyllo_mp_write_int(w, (int64_t)json_integer_value(v)); break;
+	case JSON_REAL:
+		d = json_real_value(v);
 		memcpy(&bits, &d, sizeof(bits));
-		phyllo_mp_write_f64_bits(j->w, bits);
+		phyllo_mp_write_f64_bits(w, bits);
+		break;
+	case JSON_STRING:
+		phyllo_mp_write_str(w, (const uint8_t *)json_string_value(v),
+				    (uint32_t)json_string_length(v));
+		break;
+	default:
+		return jw_container(v, w, depth, err, errlen);
 	}
-	j->p = end;
 	return 0;
-}
-
-/* Items of an array or members of an object, counted first. */
-static int jp_container(struct jp *j, char close)
-{
-	struct jp probe = *j;
-	uint32_t n = 0;
-
-	/* first pass: count the items at this level without writing */
-	{
-		struct phyllo_mp_writer sink;
-		uint8_t scratch[1];
-
-		phyllo_mp_writer_init(&sink, scratch, 0);
-		probe.w = &sink;
-		probe.p++;
-		jp_space(&probe);
-		while (*probe.p && *probe.p != close) {
-			if (close == '}') {
-				if (*probe.p != '"' || jp_string(&probe))
-					return jp_fail(&probe, "expected a string key");
-				jp_space(&probe);
-				if (*probe.p++ != ':')
-					return jp_fail(&probe, "expected ':'");
-			}
-			if (jp_value(&probe))
-				return -1;
-			n++;
-			jp_space(&probe);
-			if (*probe.p == ',')
-				probe.p++;
-			else if (*probe.p != close)
-				return jp_fail(&probe, close == ']' ? "expected ',' or ']'" : "expected ',' or '}'");
-			jp_space(&probe);
-		}
-		if (*probe.p != close)
-			return jp_fail(&probe, "unterminated container");
-	}
-	if (close == ']')
-		phyllo_mp_write_array(j->w, n);
-	else
-		phyllo_mp_write_map(j->w, n);
-	/* second pass: write them (already known to parse) */
-	j->p++;
-	while (n--) {
-		jp_space(j);
-		if (close == '}') {
-			jp_string(j);
-			jp_space(j);
-			j->p++;
-		}
-		jp_value(j);
-		jp_space(j);
-		if (*j->p == ',')
-			j->p++;
-	}
-	jp_space(j);
-	j->p++;
-	return 0;
-}
-
-static int jp_value(struct jp *j)
-{
-	int ret;
-
-	jp_space(j);
-	if (++j->depth > JSON_DEPTH_MAX)
-		return jp_fail(j, "nested too deeply");
-	if (*j->p == '"')
-		ret = jp_string(j);
-	else if (*j->p == '[')
-		ret = jp_container(j, ']');
-	else if (*j->p == '{')
-		ret = jp_container(j, '}');
-	else if (!strncmp(j->p, "null", 4))
-		ret = (phyllo_mp_write_nil(j->w), j->p += 4, 0);
-	else if (!strncmp(j->p, "true", 4))
-		ret = (phyllo_mp_write_bool(j->w, true), j->p += 4, 0);
-	else if (!strncmp(j->p, "false", 5))
-		ret = (phyllo_mp_write_bool(j->w, false), j->p += 5, 0);
-	else
-		ret = jp_number(j);
-	j->depth--;
-	return ret;
 }
 
 int json_to_msgpack(const char *text, struct phyllo_mp_writer *w, char *err, size_t errlen)
 {
-	struct jp j = { .s = text, .p = text, .w = w, .err = err, .errlen = errlen };
+	json_error_t je;
+	json_t *root = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+				  &je);
+	int ret;
 
-	if (jp_value(&j))
+	if (!root) {
+		snprintf(err, errlen, "%s at offset %d%s", je.text, je.position,
+			 strstr(je.text, "too big integer") ? " (integers must fit in 64 bits)" : "");
 		return -1;
-	jp_space(&j);
-	if (*j.p)
-		return jp_fail(&j, "unexpected text after the value");
+	}
+	ret = jw_value(root, w, 0, err, errlen);
+	json_decref(root);
+	if (ret)
+		return -1;
 	if (w->err) {
 		snprintf(err, errlen, "document longer than the %u bytes a unit can carry", w->cap);
 		return -1;
@@ -206,6 +96,7 @@ int json_to_msgpack(const char *text, struct phyllo_mp_writer *w, char *err, siz
 	return 0;
 }
 
+/* Strings as JSON: quotes, backslashes and control bytes escaped. */
 static void json_put_string(FILE *f, const uint8_t *s, uint32_t n)
 {
 	uint32_t i;
@@ -216,12 +107,39 @@ static void json_put_string(FILE *f, const uint8_t *s, uint32_t n)
 
 		if (c == '"' || c == '\\')
 			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
+		else if (c < 0x20 || c == 0x7f)
 			fprintf(f, "\\u%04x", c);
 		else
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * A real in the fewest digits that read back as the same value (as a
+ * float for MessagePack's float 32), always
+ * with a '.' or an exponent so that it reads back as a real, not an
+ * integer. JSON has no NaN or infinity: those print as null.
+ */
+static void json_put_real(FILE *f, double d, bool f32)
+{
+	char buf[40];
+	int prec;
+
+	if (!isfinite(d)) {
+		fputs("null", f);
+		return;
+	}
+	for (prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*g", prec, d);
+		double back = strtod(buf, NULL);
+
+		if (f32 ? (float)back == (float)d : back == d)
+			break;
+	}
+	if (!strpbrk(buf, ".eEn"))
+		strcat(buf, ".0");
+	fputs(buf, f);
 }
 
 static int json_print(struct phyllo_mp_reader *r, FILE *f, int depth);
@@ -265,11 +183,11 @@ static int json_print(struct phyllo_mp_reader *r, FILE *f, int depth)
 	case PHYLLO_MP_F32:
 		bits32 = (uint32_t)o.u;
 		memcpy(&fl, &bits32, sizeof(fl));
-		fprintf(f, "%.9g", (double)fl);
+		json_put_real(f, (double)fl, true);
 		break;
 	case PHYLLO_MP_F64:
 		memcpy(&d, &o.u, sizeof(d));
-		fprintf(f, "%.17g", d);
+		json_put_real(f, d, false);
 		break;
 	case PHYLLO_MP_STR: json_put_string(f, o.data, o.len); break;
 	case PHYLLO_MP_BIN:

@@ -1,34 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * link.c - see link.h. Every fd is non-blocking; callers poll.
+ *
+ * Two promises about the files named on the command line:
+ *  - a --device that is not a tty (a regular file, a directory, /dev/null,
+ *    /dev/phylloN) is refused before anything is written to it;
+ *  - a --pty link is created, never replaced: if the path exists the peer
+ *    stops. The link is removed at exit (normal, error or SIGINT/SIGTERM/
+ *    SIGHUP through the caller's clean exit), and only while it still
+ *    points where this process made it point.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
 #include "link.h"
 
+static const struct { unsigned long baud; speed_t c; } link_bauds[] = {
+	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
+	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 }, { 115200, B115200 },
+	{ 230400, B230400 }, { 460800, B460800 }, { 500000, B500000 }, { 576000, B576000 },
+	{ 921600, B921600 }, { 1000000, B1000000 }, { 1152000, B1152000 },
+	{ 1500000, B1500000 }, { 2000000, B2000000 }, { 2500000, B2500000 },
+	{ 3000000, B3000000 }, { 3500000, B3500000 }, { 4000000, B4000000 },
+};
+
 static speed_t baud_constant(unsigned long baud)
 {
-	static const struct { unsigned long baud; speed_t c; } map[] = {
-		{ 9600, B9600 }, { 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
-		{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
-		{ 500000, B500000 }, { 921600, B921600 }, { 1000000, B1000000 },
-		{ 2000000, B2000000 }, { 4000000, B4000000 },
-	};
 	size_t i;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (map[i].baud == baud)
-			return map[i].c;
+	for (i = 0; i < sizeof(link_bauds) / sizeof(link_bauds[0]); i++)
+		if (link_bauds[i].baud == baud)
+			return link_bauds[i].c;
 	return 0;
+}
+
+unsigned long link_parse_baud(const char *who, const char *s)
+{
+	char *end;
+	unsigned long v;
+	size_t i;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (!errno && end != s && !*end && s[0] != '-' && baud_constant(v))
+		return v;
+	fprintf(stderr, "%s: --baud: '%s' is not a speed the serial driver takes; valid "
+		"speeds:", who, s);
+	for (i = 0; i < sizeof(link_bauds) / sizeof(link_bauds[0]); i++)
+		fprintf(stderr, " %lu", link_bauds[i].baud);
+	fputc('\n', stderr);
+	exit(2);
 }
 
 int link_tty_raw(int fd, unsigned long baud)
@@ -54,16 +85,64 @@ int link_tty_raw(int fd, unsigned long baud)
 	return tcsetattr(fd, TCSANOW, &t);
 }
 
-static int open_device(const struct link_spec *spec, struct link_io *io)
+static const char *file_kind(mode_t m)
 {
-	int fd = open(spec->device, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (S_ISREG(m))
+		return "a regular file";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket (use --connect unix:PATH)";
+	if (S_ISBLK(m))
+		return "a block device";
+	return "a character device that is not a tty";
+}
 
-	if (fd < 0) {
-		fprintf(stderr, "phyllo: cannot open %s: %s%s\n", spec->device, strerror(errno),
-			errno == EACCES ? " (add yourself to the 'dialout' group, or run as root)" : "");
+static void refuse_not_tty(const char *who, const char *path, mode_t m)
+{
+	fprintf(stderr, "%s: %s is %s, not a serial port: refusing to use it (nothing was "
+		"written); give a tty such as /dev/ttyACM0, /dev/ttyUSB0 or a pty\n", who, path,
+		file_kind(m));
+}
+
+int link_open_tty(const char *who, const char *path, int flags)
+{
+	struct stat st;
+	int fd;
+
+	/* Refuse what is plainly no tty before opening it at all. */
+	if (stat(path, &st) == 0 && !S_ISCHR(st.st_mode)) {
+		refuse_not_tty(who, path, st.st_mode);
+		errno = ENOTTY;
 		return -1;
 	}
-	if (isatty(fd) && link_tty_raw(fd, spec->baud)) {
+	fd = open(path, flags | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "%s: cannot open %s: %s%s\n", who, path, strerror(errno),
+			errno == EACCES ? " (add yourself to the 'dialout' group, or run as root)"
+					: "");
+		return -1;
+	}
+	if (!isatty(fd)) {
+		if (fstat(fd, &st))
+			st.st_mode = 0;
+		refuse_not_tty(who, path, st.st_mode);
+		close(fd);
+		errno = ENOTTY;
+		return -1;
+	}
+	return fd;
+}
+
+static int open_device(const struct link_spec *spec, struct link_io *io)
+{
+	int fd = link_open_tty("phyllo", spec->device, O_RDWR | O_NONBLOCK);
+
+	if (fd < 0)
+		return -1;
+	if (link_tty_raw(fd, spec->baud)) {
 		fprintf(stderr, "phyllo: cannot set %s to raw mode at %lu baud: %s\n",
 			spec->device, spec->baud, strerror(errno));
 		close(fd);
@@ -72,6 +151,31 @@ static int open_device(const struct link_spec *spec, struct link_io *io)
 	io->rfd = io->wfd = fd;
 	snprintf(io->name, sizeof(io->name), "%s", spec->device);
 	return 0;
+}
+
+/* The --pty link this process made, for removal at exit. */
+static struct link_io *link_owner;
+
+static void link_unlink_pty(struct link_io *io)
+{
+	char target[sizeof(io->name)];
+	ssize_t n;
+
+	if (!io->pty_link)
+		return;
+	n = readlink(io->pty_link, target, sizeof(target) - 1);
+	if (n >= 0) {
+		target[n] = 0;
+		if (!strcmp(target, io->name))
+			unlink(io->pty_link);
+	}
+	io->pty_link = NULL;
+}
+
+static void link_atexit(void)
+{
+	if (link_owner)
+		link_unlink_pty(link_owner);
 }
 
 static int open_pty(const struct link_spec *spec, struct link_io *io)
@@ -88,14 +192,24 @@ static int open_pty(const struct link_spec *spec, struct link_io *io)
 		fprintf(stderr, "phyllo: cannot set up pty %s: %s\n", slave, strerror(errno));
 		return -1;
 	}
-	unlink(spec->pty_link);
+	/* symlink() never replaces: whatever is at the path stays there */
 	if (symlink(slave, spec->pty_link)) {
-		fprintf(stderr, "phyllo: cannot link %s to %s: %s\n", spec->pty_link, slave,
-			strerror(errno));
+		if (errno == EEXIST)
+			fprintf(stderr, "phyllo: --pty %s: that path already exists; it is "
+				"left alone (remove it yourself, or name a new path)\n",
+				spec->pty_link);
+		else
+			fprintf(stderr, "phyllo: cannot link %s to %s: %s\n", spec->pty_link,
+				slave, strerror(errno));
 		return -1;
 	}
 	io->rfd = io->wfd = m;
 	snprintf(io->name, sizeof(io->name), "%s", slave);
+	io->pty_link = spec->pty_link;
+	if (!link_owner) {
+		link_owner = io;
+		atexit(link_atexit);
+	}
 	return 0;
 }
 
@@ -178,6 +292,9 @@ int link_open(const struct link_spec *spec, struct link_io *io)
 
 void link_close(struct link_io *io)
 {
+	link_unlink_pty(io);
+	if (link_owner == io)
+		link_owner = NULL;
 	if (io->rfd > STDERR_FILENO)
 		close(io->rfd);
 	if (io->wfd != io->rfd && io->wfd > STDERR_FILENO)

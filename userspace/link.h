@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * link.h - where a userspace stack's bytes go: a tty (raw mode, chosen
- * baud), a new pty whose slave path is published as a symlink, a unix or
+ * baud), a new pty whose slave path is published as a symlink (created,
+ * never replaced; removed again by link_close() or at exit), a unix or
  * TCP socket, or stdin/stdout.
  */
 #ifndef PHYLLO_LINK_H
@@ -12,6 +13,7 @@ struct link_io {
 	int wfd;
 	int keep_fd;		/* pty slave held open so the master never sees EIO */
 	char name[128];
+	const char *pty_link;	/* the symlink we made, removed by link_close() */
 };
 
 struct link_spec {
@@ -27,5 +29,12 @@ int link_open(const struct link_spec *spec, struct link_io *io);
 void link_close(struct link_io *io);
 /* Set raw mode and the speed on a tty fd; -1 with errno on failure. */
 int link_tty_raw(int fd, unsigned long baud);
+/* Open a tty; anything else (a regular file, a directory, /dev/null) is
+ * refused, before it is opened when stat() tells. Prints "WHO: why" and
+ * returns -1 on failure. */
+int link_open_tty(const char *who, const char *path, int flags);
+/* A --baud value the serial driver takes; otherwise print the valid
+ * speeds and exit with status 2. */
+unsigned long link_parse_baud(const char *who, const char *s);
 
 #endif

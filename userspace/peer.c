@@ -91,14 +91,16 @@ struct peer {
 	struct client cl;
 	struct stream sm;
 	uint64_t sunk;		/* units a sink received */
+	bool timed_out;
+	bool progress;		/* a progress line on stderr (a terminal) */
+	bool progress_shown;
 };
 
-static volatile sig_atomic_t peer_stop;
+static volatile sig_atomic_t peer_stop;	/* the signal that asked us to stop */
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	peer_stop = 1;
+	peer_stop = sig;
 }
 
 static void tx_append(struct peer *p, const uint8_t *b, size_t n)
@@ -394,7 +396,7 @@ static int read_link(struct peer *p)
 	return 0;
 }
 
-static bool peer_done(struct peer *p)
+static bool peer_done(const struct peer *p)
 {
 	switch (p->o.role) {
 	case ROLE_CLIENT: return client_done(&p->cl) && phyllo_stack_idle(&p->st);
@@ -437,6 +439,25 @@ static int peer_turn(struct peer *p)
 	return (int)(next > 50 ? 50 : next);
 }
 
+/* The client's progress on a terminal, from the second second on. */
+static void peer_show_progress(struct peer *p, bool last)
+{
+	static uint64_t start, next;
+	uint64_t now = util_now_us();
+
+	if (!p->progress)
+		return;
+	if (!start)
+		start = next = now + 1000000;
+	if (last ? p->progress_shown : now >= next) {
+		client_progress(stderr, &p->cl);
+		p->progress_shown = true;
+		next = now + 200000;
+	}
+	if (last && p->progress_shown)
+		fputc('\n', stderr);
+}
+
 static int peer_loop(struct peer *p)
 {
 	uint64_t deadline = util_now_us() + (uint64_t)p->o.timeout_s * 1000000u;
@@ -463,9 +484,10 @@ static int peer_loop(struct peer *p)
 				break;
 		}
 		if (p->o.timeout_s && util_now_us() > deadline) {
-			fprintf(stderr, "phyllo: peer: timed out after %lu s\n", p->o.timeout_s);
+			p->timed_out = true;
 			return -1;
 		}
+		peer_show_progress(p, false);
 		pfd[1].events = p->txlen ? POLLOUT : 0;
 		if (p->io.wfd == p->io.rfd && p->txlen)
 			pfd[0].events |= POLLOUT;
@@ -479,6 +501,62 @@ static int peer_loop(struct peer *p)
 		}
 	}
 	return 0;
+}
+
+/* Why a run timed out, from what the link saw: a hint at the usual
+ * causes (nothing there, a wrong speed or preset, no firmware). */
+static void peer_timeout_hint(const struct peer *p)
+{
+	const struct phyllo_stats *st = &p->st.stats;
+	uint32_t errors = st->rx_overflow + st->rx_framing + st->rx_length + st->rx_crc +
+			  st->rx_type + st->rx_flags;
+
+	fprintf(stderr, "phyllo peer: timed out after %lu s", p->o.timeout_s);
+	if (p->o.role == ROLE_CLIENT)
+		fprintf(stderr, " with %llu of %llu echoes back", (unsigned long long)p->cl.received,
+			(unsigned long long)p->cl.count);
+	fputs(": ", stderr);
+	if (!st->rx_bytes)
+		fprintf(stderr, "nothing at all came from %s. Is the far end running phyllo "
+			"firmware (or 'phyllo peer --echo'), powered, and on this port?\n",
+			p->io.name);
+	else if (!st->rx_units && !st->sessions && errors)
+		fprintf(stderr, "%u bytes came from %s but no valid frame (%u receive errors). "
+			"The far end probably uses another speed (here --baud %lu) or another "
+			"preset (here --preset %s), or is not running phyllo firmware.\n",
+			st->rx_bytes, p->io.name, errors, p->o.link.baud,
+			util_preset_name(p->o.preset));
+	else if (p->st.preset == PHYLLO_PRESET_STANDARD && !st->sessions)
+		fprintf(stderr, "frames came from %s but no session opened. Does the far end "
+			"use the standard preset (here --preset %s), and a handshake (see "
+			"--no-handshake)?\n", p->io.name, util_preset_name(p->o.preset));
+	else
+		fprintf(stderr, "the link stalled after %u units in (%u retransmits, %u receive "
+			"errors); the far end stopped answering, or the line is too lossy.\n",
+			st->rx_units, st->tx_retransmits, errors);
+}
+
+/* The run ended early: a signal or a hang-up. Say so; the status. */
+static int peer_ended_early(const struct peer *p)
+{
+	bool measures = p->o.role == ROLE_CLIENT || p->o.role == ROLE_STREAM;
+	unsigned long long done = p->o.role == ROLE_CLIENT ? p->cl.received : p->sm.done;
+	unsigned long long of = p->o.role == ROLE_CLIENT ? p->cl.count : p->sm.count;
+
+	if (peer_stop) {
+		if (!measures && !p->o.verbose)
+			return 0;	/* a server asked to stop: a clean stop */
+		fprintf(stderr, "phyllo peer: stopped by %s", strsignal(peer_stop));
+		if (measures)
+			fprintf(stderr, " after %llu of %llu messages", done, of);
+		fputc('\n', stderr);
+		return measures ? 128 + peer_stop : 0;
+	}
+	if (!measures || peer_done(p))
+		return 0;
+	fprintf(stderr, "phyllo peer: %s hung up (the far end closed it) after %llu of %llu "
+		"messages\n", p->io.name, done, of);
+	return 1;
 }
 
 /* Echo: units taken and not yet echoed and acknowledged (a crash loses
@@ -526,7 +604,9 @@ static void usage(FILE *f)
 	      "  -b, --baud N            line speed for a tty (e.g. 115200, 1000000)\n"
 	      "Stack:\n"
 	      "  -p, --preset P          minimal | reduced | standard (default standard)\n"
-	      "  -w, --window N          send window, 1..8 (default 4)\n"
+	      "  -w, --window N          send window, 1..8 (default 4); --client: messages\n"
+	      "                          in flight, 1..1000 (the stack's window is then\n"
+	      "                          at most 8)\n"
 	      "      --rto-min MS, --rto-max MS, --ack-delay MS\n"
 	      "      --no-handshake      start open at seq 0, as the public peers do\n"
 	      "  -u, --unreliable        send without acknowledgement (standard only)\n"
@@ -553,7 +633,8 @@ static void usage(FILE *f)
 	      "Output:\n"
 	      "      --stats FILE        write the JSON summary there at exit\n"
 	      "  -v, --verbose           summary on stderr too\n"
-	      "The client prints one JSON line and exits 1 on any loss or mismatch.\n", f);
+	      "The client prints one JSON line (and a progress bar on a terminal); it exits\n"
+	      "1 on any loss or mismatch, on a time-out or a hang-up, 128+N on signal N.\n", f);
 }
 
 enum {
@@ -687,7 +768,7 @@ static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
 	case 'd': o->link.device = arg; break;
 	case OPT_PTY: o->link.pty_link = arg; break;
 	case OPT_CONNECT: o->link.connect = arg; break;
-	case 'b': o->link.baud = util_parse_num("--baud", arg, 50, 4000000); break;
+	case 'b': o->link.baud = link_parse_baud("phyllo peer", arg); break;
 	case 'u': o->unreliable = true; break;
 	case 'e': set_role(o, ROLE_ECHO); break;
 	case 'c': set_role(o, ROLE_CLIENT); break;
@@ -757,6 +838,16 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 		fprintf(stderr, "phyllo peer: --crash-after is for --echo only\n");
 		exit(2);
 	}
+	/* The client keeps --window messages awaiting their echo (the soak
+	 * test keeps 96); the stack's own window is the smaller of that and
+	 * PHYLLO_ARQ_WINDOW_MAX. Every other role sends through the stack's
+	 * window only, so a larger one is refused, not cut. */
+	if (o->role != ROLE_CLIENT && o->window > PHYLLO_ARQ_WINDOW_MAX) {
+		fprintf(stderr, "phyllo peer: --window: '%lu' is not a number from 1 to %u (the "
+			"send window; only --client takes more, as messages in flight)\n",
+			o->window, PHYLLO_ARQ_WINDOW_MAX);
+		exit(2);
+	}
 	if ((o->role == ROLE_CLIENT || o->role == ROLE_STREAM) && !o->count)
 		o->count = 1000;
 	if ((o->role == ROLE_CLIENT || o->role == ROLE_STREAM) && !o->timeout_s)
@@ -771,10 +862,6 @@ static int peer_setup(struct peer *p)
 
 	if (p->o.faulty && !(p->fault = fault_new(&p->o.fault, fault_emit, p)))
 		return -1;
-	if (link_open(&p->o.link, &p->io))
-		return -1;
-	if (p->o.link.pty_link)
-		fprintf(stderr, "phyllo peer: pty %s linked at %s\n", p->io.name, p->o.link.pty_link);
 	p->o.arq.window = (uint8_t)(p->o.window < PHYLLO_ARQ_WINDOW_MAX ? p->o.window
 					 : PHYLLO_ARQ_WINDOW_MAX);
 	p->o.payload.max = phyllo_stack_mtu(p->o.preset);
@@ -786,6 +873,11 @@ static int peer_setup(struct peer *p)
 			"--rto-min <= --rto-max\n", util_phyllo_strerror(ret));
 		return -1;
 	}
+	/* the settings are good: only now touch the link */
+	if (link_open(&p->o.link, &p->io))
+		return -1;
+	if (p->o.link.pty_link)
+		fprintf(stderr, "phyllo peer: pty %s linked at %s\n", p->io.name, p->o.link.pty_link);
 	if (p->o.role == ROLE_CLIENT && client_init(&p->cl, &p->o.payload, p->o.count, p->o.window))
 		return -1;
 	if (p->o.role == ROLE_STREAM &&
@@ -826,10 +918,19 @@ int peer_main(int argc, char **argv)
 	parse_args(&p.o, argc, argv);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (peer_setup(&p))
+	if (peer_setup(&p)) {
+		link_close(&p.io);
 		return 1;
+	}
+	p.progress = p.o.role == ROLE_CLIENT && isatty(STDERR_FILENO);
 	ret = peer_loop(&p);
+	peer_show_progress(&p, true);
+	if (p.timed_out)
+		peer_timeout_hint(&p);
+	else if (!ret && !p.crashed)
+		ret = peer_ended_early(&p);
 	if (p.crashed)
 		fprintf(stderr, "phyllo peer: crashed on purpose after %llu echoes: %u units taken "
 			"and not answered are lost\n", (unsigned long long)p.echoed,
@@ -837,7 +938,7 @@ int peer_main(int argc, char **argv)
 	peer_report(&p);
 	link_close(&p.io);
 	if (ret)
-		return 1;
+		return ret > 0 ? ret : 1;
 	if (p.o.role == ROLE_CLIENT && !client_ok(&p.cl))
 		return 1;
 	return 0;

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 {
 	size_t i;
 
-	fputs("usage: phyllo COMMAND [options]\nCommands:\n", f);
+	fputs("usage: phyllo COMMAND [options]\n       phyllo --version\nCommands:\n", f);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fputs("Run 'phyllo COMMAND --help' for a command's options; man phyllo(1).\n", f);
@@ -40,6 +40,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("phyllo %s\n", PHYLLO_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

@@ -46,7 +46,7 @@ expect_err "echo: bad payload" "is not small" echo --payload hex:00
 expect_err "echo: bad window" "not a number" echo -w 0
 expect_err "attach: no tty" "name one serial port" attach
 expect_err "attach: no such tty" "cannot open /dev/nonexistent" attach /dev/nonexistent
-expect_err "attach: not a tty" "raw mode" attach /dev/null
+expect_err "attach: not a tty" "not a tty" attach /dev/null
 # A real pty, but no line discipline 29 registered on this kernel.
 "$bin" peer --echo --pty "$dir/pty" >/dev/null 2>&1 &
 peer_pid=$!

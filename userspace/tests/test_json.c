@@ -52,13 +52,36 @@ static void json_small_tuple_gives_benchmark_bytes(void)
 	PTEST_EXPECT_MEM(buf, phyllo_vec_document + 2, 5);
 }
 
+/* Bug: a number ending the text was read as a float64 (cb 40 56 ...). */
+static void json_integer_at_end_is_an_integer(void)
+{
+	static const uint8_t ninety[] = { 0x5a }, one[] = { 0x01 };
+	static const uint8_t arr[] = { 0x91, 0x5a }, neg[] = { 0xd0, 0x9c };
+	static const uint8_t real[] = { 0xcb, 0x40, 0x56, 0x80, 0, 0, 0, 0, 0 };
+	char err[128];
+
+	PTEST_EXPECT_EQ(to_mp("90", sizeof(buf), err), 1);
+	PTEST_EXPECT_MEM(buf, ninety, 1);
+	PTEST_EXPECT_EQ(to_mp("1", sizeof(buf), err), 1);
+	PTEST_EXPECT_MEM(buf, one, 1);
+	PTEST_EXPECT_EQ(to_mp(" 90 ", sizeof(buf), err), 1);
+	PTEST_EXPECT_EQ(to_mp("[90]", sizeof(buf), err), 2);
+	PTEST_EXPECT_MEM(buf, arr, 2);
+	PTEST_EXPECT_EQ(to_mp("-100", sizeof(buf), err), 2);
+	PTEST_EXPECT_MEM(buf, neg, 2);
+	/* and a real stays a real */
+	PTEST_EXPECT_EQ(to_mp("90.0", sizeof(buf), err), 9);
+	PTEST_EXPECT_MEM(buf, real, 9);
+}
+
 static void json_roundtrips_every_kind(void)
 {
 	static const char *const same[] = {
 		"null", "true", "false", "0", "-1", "127", "128", "-33", "65536",
 		"-2147483649", "4294967296",
 		"\"\"", "\"a\\\"b\\\\c\"", "[]", "{}", "[1,[2,[3]]]",
-		"{\"on\":true,\"n\":[1,2]}", "0.125", "-2.5",
+		"{\"on\":true,\"n\":[1,2]}", "0.125", "-2.5", "1.0", "0.1", "1e+100",
+		"\"\u20ac\"", "9223372036854775807", "-9223372036854775808",
 	};
 	unsigned int i;
 
@@ -78,14 +101,19 @@ static void json_refuses_bad_input_with_offsets(void)
 {
 	static const char *const bad[] = {
 		"", "[1,", "[1 2]", "{\"a\" 1}", "{1:2}", "tru", "\"open", "1 2",
-		"\"\\x\"", "\"\\u20ac\"", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+		"\"\\x\"", "\"\\u7\"", "\"\\u00\"", "nan", "NaN", "inf", "-inf", "Infinity",
+		"+5", "01", "-01", ".5", "5.", "1e", "[1,]", "{\"a\":1,}", "{\"a\":1,\"a\":2}",
+		"18446744073709551616", "-9223372036854775809", "99999999999999999999999", "1e400",
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
 	};
 	char err[128];
 	unsigned int i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
-		if (to_mp(bad[i], sizeof(buf), err) != -1 || !strstr(err, "offset")) {
+		/* every syntax error names its offset; the depth limit says so */
+		if (to_mp(bad[i], sizeof(buf), err) != -1 ||
+		    !(strstr(err, "offset") || strstr(err, "nested deeper"))) {
 			printf("    accepted '%s' (err '%s')\n", bad[i], err);
 			PTEST_EXPECT(0);
 		}
@@ -97,6 +125,7 @@ static void json_refuses_bad_input_with_offsets(void)
 
 static const struct ptest_case json_cases[] = {
 	PTEST_CASE(json_small_tuple_gives_benchmark_bytes),
+	PTEST_CASE(json_integer_at_end_is_an_integer),
 	PTEST_CASE(json_roundtrips_every_kind),
 	PTEST_CASE(json_refuses_bad_input_with_offsets),
 };
