@@ -338,7 +338,7 @@ static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *bo
 	/* The full 32-bit nonces when the peer sends them, else the low byte. */
 	uint32_t nonce = nbody >= 5 ? arq_get32(body + 1) : p[0];
 
-	if (a->state == PHYLLO_ARQ_OPEN && nonce == a->peer_nonce) {
+	if (a->state == PHYLLO_ARQ_OPEN && a->peer_known && nonce == a->peer_nonce) {
 		/*
 		 * The SYN of this very session, repeated or delayed: answer it
 		 * again and keep the session. A restarted peer has a new nonce

@@ -101,11 +101,14 @@ uint16_t phyllo_cobs_write(const struct phyllo_out *out, const uint8_t *head, ui
 		if (n1)
 			out->write(out->ctx, body, n1);
 		written += code;
+		/* (no arithmetic on a NULL body, not even + 0: it is UB) */
 		if (!in_body && n0 == rem) {
-			p = body + n1;
 			rem = nb - n1;
 			in_body = true;
-		} else {
+			if (!rem)
+				return written;
+			p = body + n1;
+		} else if (n0) {
 			p += n0;
 			rem -= n0;
 		}

@@ -710,7 +710,23 @@ static void arq_events_tell_open_reset_and_room(void)
 	PTEST_EXPECT_EQ(stats.tx_reset_lost, 1);
 }
 
+/* Found by fuzz_stack: without a handshake no peer nonce was ever learnt,
+ * and a SYN with nonce 0 passed for a repeat of the session's own SYN. */
+static void arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart(void)
+{
+	static const uint8_t syn0[] = { 0, 0, PHYLLO_FLAG_SYN, 0, 4, 0, 0, 0, 0 };
+
+	arq_fresh(false, 4);
+	peer(0, 0, 0, 0x60, 1, NULL);
+	PTEST_EXPECT_EQ(a.rx_next, 1);
+	peer_raw(syn0, sizeof(syn0), 2, NULL);
+	PTEST_EXPECT_EQ(stats.sessions, 2);
+	PTEST_EXPECT_EQ(stats.peer_resets, 1);
+	PTEST_EXPECT_EQ(a.rx_next, 0);
+}
+
 static const struct ptest_case arq_cases[] = {
+	PTEST_CASE(arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart),
 	PTEST_CASE(arq_backoff_ends_on_progress),
 	PTEST_CASE(arq_rto_floor_has_variance_and_line_time),
 	PTEST_CASE(arq_events_tell_open_reset_and_room),
