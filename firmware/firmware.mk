@@ -157,3 +157,6 @@ arduino-zip: arduino-examples
 	@echo "written: $(ARD_ZIP) (Arduino IDE: Sketch > Include Library > Add .ZIP Library)"
 
 CHECK_TARGETS += firmware test-firmware
+
+# ---- the other boards -----------------------------------------------------
+-include firmware/cortexm/cortexm.mk

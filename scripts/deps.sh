@@ -17,6 +17,8 @@ for group in "$@"; do
 	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
 	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;
 	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;
+	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;
+	megaavr) pkgs="$pkgs debootstrap util-linux gcc libc6-dev" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
