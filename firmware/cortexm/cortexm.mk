@@ -101,3 +101,17 @@ firmware: firmware-cortexm
 test-firmware: test-cortexm
 test-cortexm: firmware-cortexm cm-core-tests $(HOST)/phyllo
 	tests/cortexm/run.sh $(BUILD) $(HOST)
+
+# ---- make demo-cortexm BOARD=cortex-m0|m3|m4|m7 ---------------------------
+# The demo's guest and line discipline against the Cortex-M firmware on
+# qemu-system-arm (tests/cortexm/demo.sh). COUNT echoes per tuple.
+CM_DEMO_cortex-m3 := cm-an385
+CM_DEMO_cortex-m4 := cm-an386
+CM_DEMO_cortex-m7 := cm-an500
+CM_DEMO_cortex-m0 := cm-microbit
+CM_DEMO := $(or $(CM_DEMO_$(BOARD)),cm-an500)
+.PHONY: demo-cortexm
+demo-cortexm: demo-deps deps-cortexm
+	@$(MAKE) --no-print-directory $(HOST)/phyllo $(FW_BUILD)/$(CM_DEMO)/phyllo-$(CM_DEMO).elf \
+		demo-kmod >/dev/null
+	CM=$(CM_DEMO) tests/cortexm/demo.sh $(BUILD) $(or $(COUNT),200)
