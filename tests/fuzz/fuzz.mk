@@ -32,9 +32,7 @@ FUZZ_MAXLEN_stack := 1024
 # While a core bug a target found is open, the one check it trips is off
 # for that target's fuzzing: FUZZ_OPEN_CFLAGS_NAME := -fno-sanitize=...
 # (its reproducer, regress/fuzz_NAME/open-*, still runs with every check
-# and must still fail). Open: phyllo_cobs_write() does NULL + 0 for an
-# empty body (regress/fuzz_stack/open-null-body-ack; README "Findings").
-FUZZ_OPEN_CFLAGS_stack := -fno-sanitize=pointer-overflow
+# and must still fail). None is open now.
 
 FUZZ_FLAGS = -max_len=$(FUZZ_MAXLEN_$(1)) -timeout=30 -rss_limit_mb=2048 \
 	-artifact_prefix=$(FUZZ_DIR)/crash-$(1)-
