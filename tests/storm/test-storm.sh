@@ -4,6 +4,8 @@
 # storm-kernel.sh under qemu-system-x86_64 (tcg, 4 vCPUs, 2 GiB) with a
 # busybox initramfs holding phyllo.ko (built from the working tree as it is
 # now), ldattach, the phyllo tool and the storm; storm-init.sh runs it.
+# The firmware is qboot: its MP table lists every CPU (SeaBIOS's lists one
+# and the kernel has no ACPI), and the guest must report 4.
 # Passes when the guest says "STORM-RESULT: PASS" and the whole console
 # log passes storm-check.sh; otherwise prints the offending lines, exit 1.
 # Usage: tests/storm/test-storm.sh BUILDDIR ITERATIONS [SEED]
@@ -46,7 +48,7 @@ rm -f "$log"
 limit=$((900 + iter / 20))
 qstart=$(date +%s)
 timeout "$limit" qemu-system-x86_64 -accel tcg,thread=multi -smp 4 -m 2G \
-	-no-reboot -display none -monitor none -serial "file:$log" \
+	-bios /usr/share/qemu/qboot.rom -no-reboot -display none -monitor none -serial "file:$log" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 ignore_loglevel kasan_multi_shot storm.iter=$iter storm.seed=$seed" ||
 	echo "test-storm: qemu ended with status $? (limit $limit s)" >&2
@@ -54,6 +56,7 @@ end=$(date +%s)
 grep -a "storm\|STORM-RESULT" "$log" | grep -av "^\[.*\] Command line" || true
 ok=1
 grep -aq "^STORM-RESULT: PASS" "$log" || ok=0
+grep -aq "^storm-guest: 4 cpus" "$log" || { echo "test-storm: the guest did not see 4 CPUs" >&2; ok=0; }
 "$here/storm-check.sh" "$log" >&2 || ok=0
 if [ $ok = 0 ]; then
 	echo "test-storm: FAIL ($iter iterations, seed $seed), see $log" >&2
