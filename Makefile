@@ -22,6 +22,7 @@ all: $(HOST)/phyllo
 -include kernel/kernel.mk
 -include tests/tests.mk
 -include tests/fuzz/fuzz.mk
+-include tests/storm/storm.mk
 -include tests/soak/soak.mk
 
 check: $(CHECK_TARGETS)
