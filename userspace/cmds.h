@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * cmds.h - the subcommands of `phyllo` that work on /dev/phylloN.
+ * cmds.h - the subcommands of `phyllo` that work on a link (/dev/phylloN,
+ * or a tty through libphyllo).
  */
 #ifndef PHYLLO_CMDS_H
 #define PHYLLO_CMDS_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 int attach_main(int argc, char **argv);
@@ -15,8 +17,8 @@ int sub_main(int argc, char **argv);
 int echo_main(int argc, char **argv);
 int drain_main(int argc, char **argv);
 
-struct phyllo_link_stats;
-/* The link counters as one JSON object (no newline). */
-void stats_json(FILE *f, const struct phyllo_link_stats *st);
+/* The link counters v[0..n) as one JSON object (no newline), named as
+ * phyllo_stat_name() says. */
+void stats_json(FILE *f, const uint32_t *v, unsigned int n);
 
 #endif

@@ -1,12 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * dev.h - opening /dev/phylloN and its ioctls, with errors that say what
- * to do (module not loaded, no such link, permission denied).
+ * dev.h - opening a link for the tool's commands, with errors that say
+ * what to do (module not loaded, no such link, permission denied, not a
+ * tty, port in use): /dev/phylloN raw (list, attach, drain) or through
+ * libphyllo (pub, sub, echo, stats), where --tty TTY runs the protocol in
+ * the tool itself, no module needed.
  */
 #ifndef PHYLLO_DEV_H
 #define PHYLLO_DEV_H
 
+#include <stdbool.h>
+#include "libphyllo.h"
+
 #define DEV_DEFAULT "/dev/phyllo0"
+
+/* Where a command's link is: -d DEV (kernel) or --tty TTY (userspace). */
+struct dev_spec {
+	const char *dev;	/* default DEV_DEFAULT */
+	const char *tty;	/* set: the protocol runs in this process */
+	unsigned long baud;	/* --tty: 0 leaves the speed */
+	int preset;		/* --tty: PHYLLO_LIB_* */
+	bool nonblock;
+};
 
 /* Open a link device; on failure print why and what to do, return -1. */
 int dev_open(const char *path, int flags);
@@ -14,5 +29,9 @@ int dev_open(const char *path, int flags);
 int dev_ioctl(int fd, unsigned long req, void *arg, const char *what);
 /* Path of /dev/phylloN for unit n. */
 void dev_path(char *buf, unsigned long len, unsigned int n);
+/* The link of spec through libphyllo; NULL after printing why. */
+struct phyllo *dev_open_link(const struct dev_spec *spec, const char *who);
+/* The path spec names (for messages). */
+const char *dev_name(const struct dev_spec *spec);
 
 #endif

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * devcmds.c - `phyllo list`, `phyllo stats`, `phyllo pub`, `phyllo sub`:
- * small clients of /dev/phylloN. Documents are JSON on the command line and
- * MessagePack on the wire (pub-sub type 0x40, format 0x11).
+ * devcmds.c - `phyllo list`, `phyllo stats`, `phyllo pub`, `phyllo sub`,
+ * `phyllo drain`: small clients of a link. stats, pub and sub go through
+ * libphyllo, on /dev/phylloN (-d) or on a tty with the protocol in the
+ * tool (--tty); list and drain are /dev/phylloN's own. Documents are JSON
+ * on the command line and MessagePack on the wire (pub-sub type 0x40,
+ * format 0x11).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,15 +19,11 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "dev.h"
-#include "json.h"
+#include "link.h"
 #include "util.h"
 #include "phyllo.h"
 #include "phyllo_pubsub.h"
 #include "phyllo_stats.h"
-
-static const char *const glue_stats_names[] = {
-	"rx_tty_errors", "rx_queue_drops", "rx_unclaimed", "tx_overruns",
-};
 
 static const char *state_name(__u32 state)
 {
@@ -33,17 +32,22 @@ static const char *state_name(__u32 state)
 	return state < 3 ? names[state] : "?";
 }
 
-/* Common option parsing for the small commands: -d, --json, -n, -t. */
+/* Common option parsing for the small commands. */
 struct small_opts {
-	const char *dev;
+	struct dev_spec link;
 	bool json, reply, unreliable;
 	unsigned long count, timeout_s, schema;
 };
+
+enum { OPT_TTY = 256, OPT_PRESET };
 
 static int small_parse(struct small_opts *o, int argc, char **argv, const char *usage)
 {
 	static const struct option longopts[] = {
 		{ "device", required_argument, NULL, 'd' },
+		{ "tty", required_argument, NULL, OPT_TTY },
+		{ "baud", required_argument, NULL, 'b' },
+		{ "preset", required_argument, NULL, OPT_PRESET },
 		{ "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -56,11 +60,15 @@ static int small_parse(struct small_opts *o, int argc, char **argv, const char *
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->dev = DEV_DEFAULT;
+	o->link.dev = DEV_DEFAULT;
+	o->link.preset = PHYLLO_LIB_STANDARD;
 	o->timeout_s = 5;
-	while ((c = getopt_long(argc, argv, "d:jn:t:s:ruh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:b:jn:t:s:ruh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': o->dev = optarg; break;
+		case 'd': o->link.dev = optarg; break;
+		case OPT_TTY: o->link.tty = optarg; break;
+		case 'b': o->link.baud = link_parse_baud("phyllo", optarg); break;
+		case OPT_PRESET: o->link.preset = util_parse_preset(optarg); break;
 		case 'j': o->json = true; break;
 		case 'n': o->count = util_parse_num("--count", optarg, 1, 1000000000); break;
 		case 't': o->timeout_s = util_parse_num("--timeout", optarg, 0, 86400); break;
@@ -74,57 +82,60 @@ static int small_parse(struct small_opts *o, int argc, char **argv, const char *
 	return optind;
 }
 
-static const char *stat_name(unsigned int i)
-{
-	return i < util_stats_count ? util_stats_names[i] : glue_stats_names[i - util_stats_count];
-}
+/* The link options every libphyllo command takes, for its usage. */
+#define LINK_USAGE \
+	"  -d, --device DEV   a phyllo link (default " DEV_DEFAULT ")\n" \
+	"      --tty TTY      a serial port instead: the protocol runs in phyllo\n" \
+	"                     itself, no kernel module needed\n" \
+	"  -b, --baud N       --tty: line speed (default: as the port is)\n" \
+	"      --preset P     --tty: minimal | reduced | standard (default)\n"
 
-#define LINK_STATS_NAMED (PHYLLO_STATS_FIELDS + 4)
-
-void stats_json(FILE *f, const struct phyllo_link_stats *st)
+void stats_json(FILE *f, const uint32_t *v, unsigned int n)
 {
-	const __u32 *v = (const __u32 *)st;
 	unsigned int i;
 
-	for (i = 0; i < LINK_STATS_NAMED; i++)
-		fprintf(f, "%s\"%s\":%u", i ? "," : "{", stat_name(i), v[i]);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\":%u", i ? "," : "{", phyllo_stat_name(i), v[i]);
 	fputc('}', f);
-}
-
-static void stats_print(const struct phyllo_link_stats *st, bool json)
-{
-	const __u32 *v = (const __u32 *)st;
-	unsigned int i;
-
-	if (json) {
-		stats_json(stdout, st);
-		putchar('\n');
-		return;
-	}
-	for (i = 0; i < LINK_STATS_NAMED; i++)
-		printf("%-16s %10u\n", stat_name(i), v[i]);
 }
 
 int stats_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo stats [-d DEV] [--json]\n"
-		"Print the link's counters (default device " DEV_DEFAULT ").\n";
-	struct phyllo_link_stats st;
+	static const char usage[] = "usage: phyllo stats [-d DEV | --tty TTY] [--json]\n"
+		"Print the link's counters. With --tty, once a session is open (up to -t\n"
+		"seconds, default 5).\n" LINK_USAGE;
+	uint32_t v[64];
 	struct small_opts o;
-	int fd;
+	struct phyllo *h;
+	int n, i, ret = 0;
 
 	if (small_parse(&o, argc, argv, usage) != argc) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	fd = dev_open(o.dev, O_RDONLY);
-	if (fd < 0)
+	h = dev_open_link(&o.link, "phyllo stats");
+	if (!h)
 		return 1;
-	if (dev_ioctl(fd, PHYLLO_IOC_GET_STATS, &st, o.dev))
+	if (o.link.tty && phyllo_wait_up(h, (int)o.timeout_s * 1000)) {
+		fprintf(stderr, "phyllo stats: no session with the far end of %s within %lu s "
+			"(counters so far below)\n", o.link.tty, o.timeout_s);
+		ret = 1;
+	}
+	n = phyllo_stats(h, v, 64);
+	if (n < 0) {
+		fprintf(stderr, "phyllo stats: %s: %s\n", dev_name(&o.link), phyllo_strerror(n));
+		phyllo_close(h);
 		return 1;
-	close(fd);
-	stats_print(&st, o.json);
-	return 0;
+	}
+	if (o.json) {
+		stats_json(stdout, v, (unsigned int)n);
+		putchar('\n');
+	} else {
+		for (i = 0; i < n; i++)
+			printf("%-16s %10u\n", phyllo_stat_name((unsigned int)i), v[i]);
+	}
+	phyllo_close(h);
+	return ret;
 }
 
 static int ioctl_state(int fd, struct phyllo_link_state *st)
@@ -200,21 +211,9 @@ int list_main(int argc, char **argv)
 	return 0;
 }
 
-static int subscribe(int fd, const char *topic, const char *dev)
+static void print_hex(const uint8_t *p, size_t n)
 {
-	struct phyllo_subscription sub;
-
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = PHYLLO_SUB_TYPE | PHYLLO_SUB_TOPIC;
-	sub.type = PHYLLO_TYPE_PUBSUB;
-	sub.topic_len = (__u32)strlen(topic);
-	memcpy(sub.topic, topic, sub.topic_len);
-	return dev_ioctl(fd, PHYLLO_IOC_SUBSCRIBE, &sub, dev);
-}
-
-static void print_hex(const uint8_t *p, uint16_t n)
-{
-	uint16_t i;
+	size_t i;
 
 	printf("\"0x");
 	for (i = 0; i < n; i++)
@@ -223,142 +222,139 @@ static void print_hex(const uint8_t *p, uint16_t n)
 }
 
 /* Print a received unit: "TOPIC VALUE", or a JSON object with --json. */
-static void print_message(const uint8_t *unit, uint16_t n, bool json)
+static void print_message(const struct phyllo_message *m, bool json)
 {
-	struct phyllo_pubsub m;
-	struct phyllo_doc d;
-	struct phyllo_mp_reader r;
+	char text[2048];
 
-	if (n < 1 || unit[0] != PHYLLO_TYPE_PUBSUB || phyllo_pubsub_parse(unit + 1, n - 1, &m)) {
-		printf(json ? "{\"type\":%u,\"bytes\":" : "type 0x%02x ", n ? unit[0] : 0);
-		print_hex(unit + 1, n ? n - 1 : 0);
+	if (!m->is_pubsub) {
+		printf(json ? "{\"type\":%u,\"bytes\":" : "type 0x%02x ", m->type);
+		print_hex(m->data, m->len);
 		printf(json ? "}\n" : "\n");
+		fflush(stdout);
 		return;
 	}
-	printf(json ? "{\"topic\":\"%.*s\",\"value\":" : "%.*s ", m.topic_len, (const char *)m.topic);
-	if (m.type == PHYLLO_TYPE_DOCUMENT && !phyllo_doc_parse(m.payload, m.len, &d) &&
-	    d.format == PHYLLO_FORMAT_MSGPACK) {
-		phyllo_mp_reader_init(&r, d.body, d.len);
-		if (json_from_msgpack(&r, stdout))
-			printf(" (malformed)");
+	printf(json ? "{\"topic\":\"%.*s\",\"value\":" : "%.*s ", m->topic_len, m->topic);
+	if (m->is_document && m->format == PHYLLO_FORMAT_MSGPACK) {
+		if (phyllo_msgpack_to_json(m->data, m->len, text, sizeof(text)) >= 0)
+			fputs(text, stdout);
+		else
+			printf("(malformed)");
 	} else {
-		print_hex(m.payload, m.len);
+		print_hex(m->data, m->len);
 	}
 	printf(json ? "}\n" : "\n");
 	fflush(stdout);
 }
 
-/* Wait for and print up to count units (0: forever); timeout per unit. */
-static int read_messages(int fd, const struct small_opts *o, unsigned long count)
+/* A failed receive, said once: 1 to stop, 0 to go on (a session reset). */
+static int recv_error(const struct small_opts *o, int err, const char *who)
 {
-	uint8_t unit[PHYLLO_UNIT_MAX + 1];
+	if (err == -ETIMEDOUT)
+		fprintf(stderr, "%s: no message within %lu s\n", who, o->timeout_s);
+	else if (err == -EPIPE)
+		fprintf(stderr, "%s: %s: the link was detached or hung up\n", who,
+			dev_name(&o->link));
+	else if (err == -ECONNRESET)
+		fprintf(stderr, "%s: %s: session reset (the peer restarted); continuing\n", who,
+			dev_name(&o->link));
+	else
+		fprintf(stderr, "%s: %s: %s\n", who, dev_name(&o->link), phyllo_strerror(err));
+	return err == -ECONNRESET ? 0 : 1;
+}
+
+/* Wait for and print up to count units (0: forever); timeout per unit. */
+static int read_messages(struct phyllo *h, const struct small_opts *o, unsigned long count)
+{
 	unsigned long got = 0;
+	struct phyllo_message m;
 
 	while (!count || got < count) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int r = poll(&pfd, 1, o->timeout_s ? (int)o->timeout_s * 1000 : -1);
-		ssize_t n;
+		int ret = phyllo_recv(h, &m, o->timeout_s ? (int)o->timeout_s * 1000 : -1);
 
-		if (r == 0) {
-			fprintf(stderr, "phyllo: no message within %lu s\n", o->timeout_s);
-			return 1;
+		if (ret < 0) {
+			if (recv_error(o, ret, "phyllo"))
+				return 1;
+			continue;
 		}
-		n = read(fd, unit, sizeof(unit));
-		if (n == 0) {
-			fprintf(stderr, "phyllo: the link was detached or hung up\n");
-			return 1;
-		}
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			fprintf(stderr, "phyllo: read %s: %s%s\n", o->dev, strerror(errno),
-				errno == ECONNRESET ? " (the peer restarted; continuing)" : "");
-			if (errno == ECONNRESET)
-				continue;
-			return 1;
-		}
-		print_message(unit, (uint16_t)n, o->json);
+		print_message(&m, o->json);
 		got++;
 	}
 	return 0;
 }
 
-/* [0x60][type 0x40, topic][format 0x11, schema][MessagePack of json]. */
-static int build_message(uint8_t *unit, uint16_t cap, const char *topic, const char *json,
-			 uint8_t schema)
-{
-	struct phyllo_mp_writer w;
-	char err[128];
-	int n;
-
-	unit[0] = PHYLLO_TYPE_PUBSUB;
-	n = phyllo_pubsub_header(unit + 1, (uint16_t)(cap - 1), PHYLLO_TYPE_DOCUMENT,
-				 (const uint8_t *)topic, (uint8_t)strlen(topic));
-	if (n < 0) {
-		fprintf(stderr, "phyllo pub: topic '%s' is longer than %u bytes\n", topic,
-			PHYLLO_TOPIC_MAX);
-		return -1;
-	}
-	n += 1;
-	n += phyllo_doc_header(unit + n, PHYLLO_FORMAT_MSGPACK, schema);
-	phyllo_mp_writer_init(&w, unit + n, (uint16_t)(cap - n));
-	if (json_to_msgpack(json, &w, err, sizeof(err))) {
-		fprintf(stderr, "phyllo pub: '%s' is not a JSON value that fits: %s\n", json, err);
-		return -1;
-	}
-	return n + w.len;
-}
-
-static int link_mtu(int fd, const char *dev)
-{
-	struct phyllo_link_state st;
-
-	if (dev_ioctl(fd, PHYLLO_IOC_GET_STATE, &st, dev))
-		return -1;
-	return (int)st.mtu;
-}
-
 int pub_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo pub [-d DEV] [--schema N] [--reply] "
+	static const char usage[] = "usage: phyllo pub [-d DEV | --tty TTY] [--schema N] [--reply] "
 		"[--unreliable] TOPIC JSON\n"
 		"Publish a JSON value as a MessagePack document on TOPIC (0-15 bytes).\n"
+		"  --schema N     the document's schema byte (default 0)\n"
 		"  --reply        then wait for one message on TOPIC and print it\n"
-		"  -t, --timeout  seconds to wait for the reply (default 5)\n";
+		"  --unreliable   no acknowledgement, no retransmission\n"
+		"  -t, --timeout  seconds to wait for the acknowledgement or reply (default 5)\n"
+		LINK_USAGE;
 	struct small_opts o;
-	uint8_t unit[PHYLLO_UNIT_MAX + 1];
-	int fd, mtu, n, i = small_parse(&o, argc, argv, usage);
-	__u32 mode = PHYLLO_SEND_UNRELIABLE;
+	struct phyllo_message m;
+	struct phyllo *h;
+	uint8_t doc[PHYLLO_UNIT_MAX];
+	char err[160];
+	int n, ret, i = small_parse(&o, argc, argv, usage);
+	const char *topic, *json;
 
 	if (argc - i != 2) {
 		fputs(usage, stderr);
 		return 2;
 	}
-	fd = dev_open(o.dev, O_RDWR);
-	if (fd < 0 || (mtu = link_mtu(fd, o.dev)) < 0)
-		return 1;
-	n = build_message(unit, (uint16_t)(mtu + 1), argv[i], argv[i + 1], (uint8_t)o.schema);
-	if (n < 0)
+	topic = argv[i];
+	json = argv[i + 1];
+	if (strlen(topic) > PHYLLO_TOPIC_MAX) {
+		fprintf(stderr, "phyllo pub: topic '%s' is longer than %u bytes\n", topic,
+			PHYLLO_TOPIC_MAX);
 		return 2;
-	if ((o.reply && subscribe(fd, argv[i], o.dev)) ||
-	    (o.unreliable && dev_ioctl(fd, PHYLLO_IOC_SET_SEND_MODE, &mode, o.dev)))
-		return 1;
-	if (write(fd, unit, (size_t)n) != n) {
-		fprintf(stderr, "phyllo pub: write %s: %s\n", o.dev, strerror(errno));
-		return 1;
 	}
-	return o.reply ? read_messages(fd, &o, 1) : 0;
+	n = phyllo_json_to_msgpack(json, doc, sizeof(doc), err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "phyllo pub: '%s' is not a JSON value that fits: %s\n", json, err);
+		return 2;
+	}
+	h = dev_open_link(&o.link, "phyllo pub");
+	if (!h)
+		return 1;
+	if (o.reply) {
+		ret = phyllo_request(h, topic, doc, (size_t)n, &m, (int)o.timeout_s * 1000);
+		if (!ret)
+			print_message(&m, o.json);
+	} else {
+		ret = phyllo_publish_doc(h, topic, PHYLLO_FORMAT_MSGPACK, (uint8_t)o.schema, doc,
+					 (size_t)n, o.unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
+		if (!ret)
+			ret = phyllo_flush(h, (int)o.timeout_s * 1000);
+		if (ret == -ETIMEDOUT) {
+			fprintf(stderr, "phyllo pub: %s: no acknowledgement within %lu s (is the far "
+				"end there, at this speed and preset?)\n", dev_name(&o.link),
+				o.timeout_s);
+			ret = -EALREADY;
+		}
+	}
+	if (ret == -EMSGSIZE)
+		fprintf(stderr, "phyllo pub: the message is larger than the link's preset "
+			"carries (%d bytes)\n", phyllo_mtu(h));
+	else if (ret && ret != -EALREADY)
+		recv_error(&o, ret, "phyllo pub");
+	phyllo_close(h);
+	return ret ? 1 : 0;
 }
 
 int sub_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo sub [-d DEV] [-n COUNT] [-t SECONDS] "
-		"[--json] TOPIC\n"
+	static const char usage[] = "usage: phyllo sub [-d DEV | --tty TTY] [-n COUNT] "
+		"[-t SECONDS] [--json] TOPIC\n"
 		"Print messages whose topic starts with TOPIC ('' for all): TOPIC VALUE.\n"
 		"  -n, --count    stop after COUNT messages (default: never)\n"
-		"  -t, --timeout  fail if nothing comes for SECONDS (default 5, 0: wait)\n";
+		"  -t, --timeout  fail if nothing comes for SECONDS (default 5, 0: wait)\n"
+		LINK_USAGE;
 	struct small_opts o;
-	int fd, i = small_parse(&o, argc, argv, usage);
+	struct phyllo *h;
+	int ret, i = small_parse(&o, argc, argv, usage);
 
 	if (argc - i != 1) {
 		fputs(usage, stderr);
@@ -369,10 +365,18 @@ int sub_main(int argc, char **argv)
 			PHYLLO_TOPIC_MAX);
 		return 2;
 	}
-	fd = dev_open(o.dev, O_RDONLY);
-	if (fd < 0 || subscribe(fd, argv[i], o.dev))
+	h = dev_open_link(&o.link, "phyllo sub");
+	if (!h)
 		return 1;
-	return read_messages(fd, &o, o.count);
+	ret = phyllo_subscribe(h, argv[i]);
+	if (ret) {
+		fprintf(stderr, "phyllo sub: %s: %s\n", dev_name(&o.link), phyllo_strerror(ret));
+		phyllo_close(h);
+		return 1;
+	}
+	ret = read_messages(h, &o, o.count);
+	phyllo_close(h);
+	return ret;
 }
 
 /* Read what is there, all of it, then sleep: an application that is slow. */

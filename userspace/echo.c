@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * echo.c - `phyllo echo`: the echo benchmark client over /dev/phylloN. The
- * far end (firmware, or `phyllo peer --echo`) sends every message back; this
- * keeps up to --window messages in flight, checks every echo and reports
- * rate and round-trip times: a progress bar and a table on a terminal, one
- * JSON line otherwise.
+ * echo.c - `phyllo echo`: the echo benchmark client over a link, through
+ * libphyllo: /dev/phylloN, or a tty with the protocol in the tool (--tty).
+ * The far end (firmware, or `phyllo peer --echo`) sends every message back;
+ * this keeps up to --window messages in flight, checks every echo and
+ * reports rate and round-trip times: a progress bar and a table on a
+ * terminal, one JSON line otherwise.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
 #include <stdio.h>
@@ -17,12 +17,12 @@
 #include "client.h"
 #include "cmds.h"
 #include "dev.h"
+#include "link.h"
 #include "util.h"
-#include "phyllo.h"
 #include "phyllo_wire.h"
 
 struct echo_opts {
-	const char *dev;
+	struct dev_spec link;
 	struct payload_spec payload;
 	unsigned long count, window, timeout_s;
 	bool json, unreliable;
@@ -30,9 +30,12 @@ struct echo_opts {
 
 static void echo_usage(FILE *f)
 {
-	fputs("usage: phyllo echo [-d DEV] [--payload P] [-n COUNT] [-w WINDOW] [options]\n"
+	fputs("usage: phyllo echo [-d DEV | --tty TTY] [--payload P] [-n COUNT] [-w WINDOW]\n"
 	      "Send COUNT messages through the link, check every echo, report the rate.\n"
-	      "  -d, --device DEV    default " DEV_DEFAULT "\n"
+	      "  -d, --device DEV    a phyllo link (default " DEV_DEFAULT ")\n"
+	      "      --tty TTY       a serial port: the protocol runs in phyllo itself\n"
+	      "  -b, --baud N        --tty: line speed (default: as the port is)\n"
+	      "      --preset P      --tty: minimal | reduced | standard (default)\n"
 	      "      --payload P     small | large | very-large | counter (default small)\n"
 	      "  -n, --count N       messages (default 1000)\n"
 	      "  -w, --window N      messages in flight (default 4; 1 = stop-and-wait)\n"
@@ -41,11 +44,16 @@ static void echo_usage(FILE *f)
 	      "      --json          one JSON line even on a terminal\n", f);
 }
 
+enum { OPT_TTY = 256, OPT_PRESET, OPT_PAYLOAD };
+
 static void echo_parse(struct echo_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "device", required_argument, NULL, 'd' },
-		{ "payload", required_argument, NULL, 'p' },
+		{ "tty", required_argument, NULL, OPT_TTY },
+		{ "baud", required_argument, NULL, 'b' },
+		{ "preset", required_argument, NULL, OPT_PRESET },
+		{ "payload", required_argument, NULL, OPT_PAYLOAD },
 		{ "count", required_argument, NULL, 'n' },
 		{ "window", required_argument, NULL, 'w' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -57,15 +65,20 @@ static void echo_parse(struct echo_opts *o, int argc, char **argv)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->dev = DEV_DEFAULT;
+	o->link.dev = DEV_DEFAULT;
+	o->link.preset = PHYLLO_LIB_STANDARD;
+	o->link.nonblock = true;
 	o->count = 1000;
 	o->window = 4;
 	o->timeout_s = 120;
 	payload_parse("small", &o->payload);
-	while ((c = getopt_long(argc, argv, "d:n:w:t:uh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:b:n:w:t:uh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': o->dev = optarg; break;
-		case 'p':
+		case 'd': o->link.dev = optarg; break;
+		case OPT_TTY: o->link.tty = optarg; break;
+		case 'b': o->link.baud = link_parse_baud("phyllo echo", optarg); break;
+		case OPT_PRESET: o->link.preset = util_parse_preset(optarg); break;
+		case OPT_PAYLOAD:
 			if (payload_parse(optarg, &o->payload) || o->payload.kind == PAYLOAD_HEX) {
 				fprintf(stderr, "phyllo echo: --payload: '%s' is not small, large, "
 					"very-large or counter\n", optarg);
@@ -87,99 +100,113 @@ static void echo_parse(struct echo_opts *o, int argc, char **argv)
 	}
 }
 
-/* Open the device and set it up for the chosen payload. */
-static int echo_open(struct echo_opts *o)
+/* Open the link and set it up for the chosen payload. */
+static struct phyllo *echo_open(struct echo_opts *o)
 {
-	struct phyllo_subscription sub;
-	struct phyllo_link_state st;
-	__u32 mode = PHYLLO_SEND_UNRELIABLE;
-	int fd = dev_open(o->dev, O_RDWR | O_NONBLOCK);
+	struct phyllo *h = dev_open_link(&o->link, "phyllo echo");
+	int ret;
 
-	if (fd < 0 || dev_ioctl(fd, PHYLLO_IOC_GET_STATE, &st, o->dev))
-		return -1;
-	o->payload.max = (uint16_t)st.mtu;
-	memset(&sub, 0, sizeof(sub));
-	sub.flags = PHYLLO_SUB_TYPE;
-	sub.type = PHYLLO_TYPE_BUFFER;
-	if (o->payload.kind != PAYLOAD_COUNTER) {
-		/* tuples are pub-sub documents on topic "echo" */
-		sub.flags |= PHYLLO_SUB_TOPIC;
-		sub.type = PHYLLO_TYPE_PUBSUB;
-		sub.topic_len = 4;
-		memcpy(sub.topic, "echo", 4);
+	if (!h)
+		return NULL;
+	o->payload.max = (uint16_t)phyllo_mtu(h);
+	/* tuples are pub-sub documents on topic "echo"; counters type 0x10 */
+	ret = o->payload.kind == PAYLOAD_COUNTER ? phyllo_subscribe_type(h, PHYLLO_TYPE_BUFFER)
+						 : phyllo_subscribe(h, "echo");
+	if (ret) {
+		fprintf(stderr, "phyllo echo: %s: %s\n", dev_name(&o->link), phyllo_strerror(ret));
+		phyllo_close(h);
+		return NULL;
 	}
-	if (dev_ioctl(fd, PHYLLO_IOC_SUBSCRIBE, &sub, o->dev) ||
-	    (o->unreliable && dev_ioctl(fd, PHYLLO_IOC_SET_SEND_MODE, &mode, o->dev)))
-		return -1;
-	return fd;
+	return h;
 }
 
-/* Write while the window and the device allow. */
-static int echo_write(int fd, struct client *c, const char *dev)
+/* Send while the window and the link allow. */
+static int echo_write(struct phyllo *h, struct client *c, const struct echo_opts *o)
 {
-	uint8_t unit[PHYLLO_UNIT_MAX + 1];
+	uint8_t unit[PHYLLO_DATAGRAM_MAX + 8], type;
 
 	while (client_can_send(c)) {
-		uint16_t n = client_next(c, &unit[0], unit + 1);
+		uint16_t n = client_next(c, &type, unit);
+		int ret = phyllo_send(h, type, unit, n, o->unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
 
-		if (write(fd, unit, n + 1u) == (ssize_t)n + 1) {
+		if (!ret) {
 			client_sent(c);
 			continue;
 		}
-		if (errno == EAGAIN || errno == EINTR)
+		if (ret == -EAGAIN)
 			return 0;
-		fprintf(stderr, "phyllo echo: write %s: %s%s\n", dev, strerror(errno),
-			errno == EMSGSIZE ? " (payload larger than the link's preset allows)" :
-			errno == ECONNRESET ? " (the peer restarted: unacknowledged messages "
-					      "were lost)" :
-			errno == EIO ? " (the link was detached or hung up)" : "");
+		if (ret == -EPIPE)
+			fprintf(stderr, "\nphyllo echo: %s: the link was detached or hung up\n",
+				dev_name(&o->link));
+		else
+			fprintf(stderr, "phyllo echo: send on %s: %s%s\n", dev_name(&o->link),
+				phyllo_strerror(ret), ret == -EMSGSIZE ?
+				" (payload larger than the link's preset allows)" : "");
 		return -1;
 	}
 	return 0;
 }
 
-static int echo_read(int fd, struct client *c, const char *dev)
+/* A session reset: what the stack still holds unsent goes out again. */
+static void echo_reset(struct phyllo *h, struct client *c, const struct echo_opts *o)
 {
-	uint8_t unit[PHYLLO_UNIT_MAX + 1];
+	struct phyllo_status s;
+	uint64_t lost;
+
+	phyllo_status(h, &s);
+	lost = client_reset(c, s.tx_in_flight);
+	fprintf(stderr, "\nphyllo echo: %s: session reset (the peer restarted): %llu echoes "
+		"will not come back\n", dev_name(&o->link), (unsigned long long)lost);
+}
+
+static int echo_read(struct phyllo *h, struct client *c, const struct echo_opts *o)
+{
+	struct phyllo_message m;
 
 	for (;;) {
-		ssize_t n = read(fd, unit, sizeof(unit));
+		int ret = phyllo_recv(h, &m, 0);
 
-		if (n > 0) {
-			client_got(c, unit[0], unit + 1, (uint16_t)(n - 1));
+		if (!ret) {
+			client_got(c, m.type, m.unit + 1, (uint16_t)(m.unit_len - 1));
 			continue;
 		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		if (ret == -EAGAIN)
 			return 0;
-		if (n == 0)
-			fprintf(stderr, "phyllo echo: %s: the link was detached or hung up\n", dev);
+		if (ret == -ECONNRESET) {
+			echo_reset(h, c, o);
+			continue;
+		}
+		if (ret == -EPIPE)
+			fprintf(stderr, "\nphyllo echo: %s: the link was detached or hung up\n",
+				dev_name(&o->link));
 		else
-			fprintf(stderr, "phyllo echo: read %s: %s\n", dev, strerror(errno));
+			fprintf(stderr, "\nphyllo echo: %s: %s\n", dev_name(&o->link),
+				phyllo_strerror(ret));
 		return -1;
 	}
 }
 
-static int echo_loop(int fd, struct client *c, const struct echo_opts *o, bool bar)
+static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts *o, bool bar)
 {
 	uint64_t deadline = util_now_us() + o->timeout_s * 1000000ull, next_bar = 0;
 
 	while (!client_done(c)) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd = { .fd = phyllo_fd(h), .events = POLLIN };
 
-		if (echo_write(fd, c, o->dev))
+		if (echo_write(h, c, o))
 			return -1;
-		if (client_can_send(c))
-			pfd.events |= POLLOUT;
 		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
 			return -1;
-		if ((pfd.revents & (POLLIN | POLLHUP | POLLERR)) && echo_read(fd, c, o->dev))
+		if (echo_read(h, c, o))
 			return -1;
 		if (bar && util_now_us() >= next_bar) {
 			client_progress(stderr, c);
 			next_bar = util_now_us() + 100000;
 		}
 		if (util_now_us() > deadline) {
-			fprintf(stderr, "\nphyllo echo: timed out after %lu s\n", o->timeout_s);
+			fprintf(stderr, "\nphyllo echo: timed out after %lu s with %llu of %llu "
+				"echoes back\n", o->timeout_s, (unsigned long long)c->received,
+				(unsigned long long)c->count);
 			return -1;
 		}
 	}
@@ -190,18 +217,20 @@ static int echo_loop(int fd, struct client *c, const struct echo_opts *o, bool b
 	return 0;
 }
 
-static void echo_report(int fd, struct client *c, const struct echo_opts *o, bool human)
+static void echo_report(struct phyllo *h, struct client *c, const struct echo_opts *o,
+			bool human)
 {
-	struct phyllo_link_stats st;
+	uint32_t v[64];
 	struct client_result r;
+	int n;
 
-	memset(&st, 0, sizeof(st));
-	dev_ioctl(fd, PHYLLO_IOC_GET_STATS, &st, o->dev);
+	memset(v, 0, sizeof(v));
+	n = phyllo_stats(h, v, 64);
 	if (!human) {
-		printf("{\"device\":\"%s\"", o->dev);
+		printf("{\"device\":\"%s\"", dev_name(&o->link));
 		client_json(stdout, c);
 		printf(",\"stats\":");
-		stats_json(stdout, &st);
+		stats_json(stdout, v, n > 0 ? (unsigned int)n : 0);
 		printf("}\n");
 		return;
 	}
@@ -213,28 +242,31 @@ static void echo_report(int fd, struct client *c, const struct echo_opts *o, boo
 	       (unsigned long long)r.p50_us, (unsigned long long)r.p99_us,
 	       (unsigned long long)r.max_us, (unsigned long long)r.lost,
 	       (unsigned long long)(c->mismatches + c->dups + c->reordered));
+	/* tx_frames 16, tx_retransmits 18, rx_frames 1, rx_crc 6, rx_framing 4 */
 	printf("link: %u frames out (%u resent), %u in, %u CRC errors, %u framing errors\n",
-	       st.tx_frames, st.tx_retransmits, st.rx_frames, st.rx_crc, st.rx_framing);
+	       v[16], v[18], v[1], v[6], v[4]);
 }
 
 int echo_main(int argc, char **argv)
 {
 	struct echo_opts o;
+	struct phyllo *h;
 	struct client c;
 	bool human;
-	int fd, ret;
+	int ret;
 
 	echo_parse(&o, argc, argv);
-	fd = echo_open(&o);
-	if (fd < 0)
+	h = echo_open(&o);
+	if (!h)
 		return 1;
 	if (client_init(&c, &o.payload, o.count, o.window)) {
 		fprintf(stderr, "phyllo echo: out of memory for %lu messages\n", o.count);
 		return 1;
 	}
 	human = !o.json && isatty(STDOUT_FILENO);
-	ret = echo_loop(fd, &c, &o, human && isatty(STDERR_FILENO));
-	echo_report(fd, &c, &o, human);
-	close(fd);
+	ret = echo_loop(h, &c, &o, human && isatty(STDERR_FILENO));
+	echo_report(h, &c, &o, human);
+	phyllo_close(h);
+	client_free(&c);
 	return ret == 0 && client_ok(&c) ? 0 : 1;
 }

@@ -1,28 +1,59 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# The phyllo tool: build/host/phyllo (optimised, what users and the kernel
-# and firmware tests run) and build/host/phyllo-san (ASan + UBSan, what the
-# userspace tests run). JSON is Debian's jansson (deps.sh core).
+# libphyllo and the phyllo tool, in build/host/:
+#   libphyllo.so.$(PHYLLO_VERSION) (soname libphyllo.so.0) and libphyllo.a:
+#       userspace/lib/ and the protocol core, public header
+#       userspace/include/libphyllo.h; only phyllo_* of that header are
+#       exported from the shared library
+#   phyllo      the tool (optimised, linked with libphyllo.a), what users and
+#               the kernel and firmware tests run
+#   phyllo-san  the same with ASan + UBSan, what the userspace tests run
+# JSON is Debian's jansson (deps.sh core).
 
 # The release, as in debian/changelog and dkms.conf.
 PHYLLO_VERSION := 0.1.0
-PHYLLO_SRC := $(wildcard userspace/*.c) $(CORE_SRC) tests/vectors/phyllo_tuples.c
-PHYLLO_HDR := $(wildcard userspace/*.h) $(wildcard core/*.h) $(wildcard uapi/*.h) \
+PHYLLO_SOVERSION := 0
+LIB_SRC := $(wildcard userspace/lib/*.c)
+LIB_HDR := $(wildcard userspace/lib/*.h) userspace/include/libphyllo.h
+PHYLLO_SRC := $(wildcard userspace/*.c) tests/vectors/phyllo_tuples.c
+PHYLLO_HDR := $(wildcard userspace/*.h) $(LIB_HDR) $(wildcard core/*.h) $(wildcard uapi/*.h) \
 	tests/vectors/phyllo_tuples.h
-PHYLLO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wundef -Icore -Iuapi -Iuserspace -Itests/vectors \
-	-DPHYLLO_VERSION='"$(PHYLLO_VERSION)"'
+PHYLLO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wundef -Icore -Iuapi -Iuserspace \
+	-Iuserspace/include -Iuserspace/lib -Itests/vectors -DPHYLLO_VERSION='"$(PHYLLO_VERSION)"'
 PHYLLO_LIBS := -ljansson -lm
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-$(HOST)/phyllo: $(PHYLLO_SRC) $(PHYLLO_HDR) | deps-core
+LIB_OBJ := $(patsubst %.c,$(HOST)/lib/%.o,$(notdir $(LIB_SRC) $(CORE_SRC)))
+LIB_SO := $(HOST)/libphyllo.so.$(PHYLLO_VERSION)
+
+$(HOST)/lib/%.o: userspace/lib/%.c $(LIB_HDR) $(wildcard core/*.h) | deps-core
 	@mkdir -p $(@D)
-	$(CC) $(PHYLLO_CFLAGS) -O2 -g $(PHYLLO_SRC) -o $@ $(PHYLLO_LIBS)
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g -fPIC -fvisibility=hidden -c $< -o $@
 
-$(HOST)/phyllo-san: $(PHYLLO_SRC) $(PHYLLO_HDR) | deps-core
+$(HOST)/lib/%.o: core/%.c $(wildcard core/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(PHYLLO_CFLAGS) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
-		$(PHYLLO_SRC) -o $@ $(PHYLLO_LIBS)
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g -fPIC -fvisibility=hidden -c $< -o $@
 
-.PHONY: phyllo
+$(LIB_SO): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libphyllo.so.$(PHYLLO_SOVERSION) -Wl,--no-undefined \
+		$(LIB_OBJ) -o $@ $(PHYLLO_LIBS)
+	ln -sf $(notdir $@) $(HOST)/libphyllo.so.$(PHYLLO_SOVERSION)
+	ln -sf libphyllo.so.$(PHYLLO_SOVERSION) $(HOST)/libphyllo.so
+
+$(HOST)/libphyllo.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(HOST)/phyllo: $(PHYLLO_SRC) $(PHYLLO_HDR) $(HOST)/libphyllo.a | deps-core
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g $(PHYLLO_SRC) $(HOST)/libphyllo.a -o $@ $(PHYLLO_LIBS)
+
+$(HOST)/phyllo-san: $(PHYLLO_SRC) $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) | deps-core
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) $(PHYLLO_SRC) $(LIB_SRC) $(CORE_SRC) -o $@ $(PHYLLO_LIBS)
+
+.PHONY: phyllo libphyllo
 phyllo: $(HOST)/phyllo
+libphyllo: $(LIB_SO) $(HOST)/libphyllo.a
 
 CHECK_TARGETS += test-userspace
 .PHONY: test-userspace
@@ -31,17 +62,54 @@ test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-faul
 	$(HOST)/test-fault
 	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-safety.sh $(HOST)/phyllo-san
+	tests/userspace/test-tty.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
-	@d=$$(mktemp -d) && $(MAKE) --no-print-directory -s install DESTDIR=$$d PREFIX=/usr && \
-		test -x $$d/usr/bin/phyllo && test -f $$d/usr/share/man/man1/phyllo.1 && \
-		test -f $$d/usr/share/man/man4/phyllo.4 && rm -rf $$d && echo "ok   make install"
+	tests/userspace/test-install.sh $(MAKE) $(HOST)/phyllo-san
 
 $(HOST)/test-fault: userspace/fault.c userspace/fault.h userspace/tests/test_fault.c $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Iuserspace $(TEST_INC) userspace/fault.c userspace/tests/test_fault.c \
 		tests/ptest.c -o $@
 
-$(HOST)/test-json: userspace/json.c userspace/json.h userspace/tests/test_json.c core/phyllo_msgpack.c $(CORE_HDR) | deps-core
+$(HOST)/test-json: userspace/lib/json.c userspace/lib/json.h userspace/tests/test_json.c \
+		core/phyllo_msgpack.c $(CORE_HDR) | deps-core
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Iuserspace $(TEST_INC) userspace/json.c userspace/tests/test_json.c \
-		tests/ptest.c core/phyllo_msgpack.c -o $@ $(PHYLLO_LIBS)
+	$(CC) $(HOST_CFLAGS) -Iuserspace/lib $(TEST_INC) userspace/lib/json.c \
+		userspace/tests/test_json.c tests/ptest.c core/phyllo_msgpack.c -o $@ $(PHYLLO_LIBS)
+
+# libphyllo's unit tests, ASan + UBSan: two handles on a socketpair.
+CHECK_TARGETS += test-lib
+.PHONY: test-lib
+test-lib: deps-core $(HOST)/test-lib
+	$(HOST)/test-lib
+
+$(HOST)/test-lib: userspace/tests/test_lib.c $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) tests/ptest.c \
+		| deps-core
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) -Itests userspace/tests/test_lib.c tests/ptest.c \
+		$(LIB_SRC) $(CORE_SRC) -o $@ $(PHYLLO_LIBS) -lpthread
+
+# The library, its header, phyllo.pc and the section 3 pages (a page per
+# function that points to libphyllo(3)); part of `make install`.
+LIBDIR ?= $(PREFIX)/lib
+LIB_MAN3 := phyllo_open phyllo_open_fd phyllo_close phyllo_fd phyllo_dispatch phyllo_wait_up \
+	phyllo_publish phyllo_publish_doc phyllo_publish_json phyllo_send phyllo_flush \
+	phyllo_subscribe phyllo_subscribe_type phyllo_unsubscribe_all phyllo_recv \
+	phyllo_request phyllo_status phyllo_stats phyllo_stat_name phyllo_strerror \
+	phyllo_json_to_msgpack phyllo_msgpack_to_json
+.PHONY: install-lib
+install-lib: $(LIB_SO) $(HOST)/libphyllo.a
+	install -D -m 644 $(LIB_SO) $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO))
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/libphyllo.so.$(PHYLLO_SOVERSION)
+	ln -sf libphyllo.so.$(PHYLLO_SOVERSION) $(DESTDIR)$(LIBDIR)/libphyllo.so
+	install -m 644 $(HOST)/libphyllo.a $(DESTDIR)$(LIBDIR)/libphyllo.a
+	install -D -m 644 userspace/include/libphyllo.h $(DESTDIR)$(PREFIX)/include/libphyllo.h
+	mkdir -p $(DESTDIR)$(LIBDIR)/pkgconfig
+	sed -e '/^#/d' -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@VERSION@|$(PHYLLO_VERSION)|' userspace/phyllo.pc.in \
+		>$(DESTDIR)$(LIBDIR)/pkgconfig/phyllo.pc
+	install -D -m 644 docs/libphyllo.3 $(DESTDIR)$(PREFIX)/share/man/man3/libphyllo.3
+	for f in $(LIB_MAN3); do \
+		echo ".so man3/libphyllo.3" >$(DESTDIR)$(PREFIX)/share/man/man3/$$f.3 || exit 1; \
+	done
+	$(if $(DESTDIR),,ldconfig)

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * lib.h - libphyllo's insides: the handle, shared by the API (lib.c) and
+ * the two transports, kernel (lib_kernel.c: /dev/phylloN) and tty
+ * (lib_tty.c: the protocol core in the library).
+ *
+ * Every unit a transport receives goes through lib_ingest(): a pending
+ * request's reply is taken first, then the subscriptions filter, then the
+ * queue holds it for phyllo_recv(). The epoll set behind phyllo_fd() holds
+ * the transport's fd, a timerfd (tty: the core's next deadline) and an
+ * eventfd kept readable while the queue has something to report.
+ */
+#ifndef PHYLLO_LIB_H
+#define PHYLLO_LIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "libphyllo.h"
+#include "phyllo_stack.h"
+
+#define LIB_UNIT_MAX 253		/* type byte + the minimal preset's 252 */
+#define LIB_SUBS_MAX 16
+#define LIB_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
+#define LIB_GLUE_STATS 4
+
+struct lib_unit {
+	uint16_t len;
+	uint8_t data[LIB_UNIT_MAX];
+};
+
+struct lib_sub {
+	bool by_type;			/* else a pub-sub topic prefix */
+	uint8_t type;
+	uint8_t len;
+	uint8_t topic[PHYLLO_TOPIC_MAX];
+};
+
+struct lib_transport;
+
+struct phyllo {
+	const struct lib_transport *t;
+	int io_fd, ep_fd, timer_fd, event_fd;
+	uint32_t ep_events;		/* io_fd's events in the epoll set */
+	bool event_set;			/* event_fd is readable */
+	bool want_out;			/* a send met a full window or buffer */
+	unsigned int flags;		/* PHYLLO_OPEN_* */
+	/* what the application gets */
+	struct lib_unit *q;
+	unsigned int q_head, q_n, q_cap;
+	uint32_t q_drops, filtered;
+	bool reset_pending, hungup, hup_reported;
+	uint32_t resets;
+	struct lib_sub subs[LIB_SUBS_MAX];
+	unsigned int n_subs;
+	struct lib_unit cur;		/* the unit phyllo_recv() returned */
+	/* phyllo_request() */
+	bool req_active, req_done;
+	uint8_t req_topic[PHYLLO_TOPIC_MAX], req_len;
+	struct lib_unit req_reply;
+	/* kernel transport */
+	bool k_unreliable;		/* the file's send mode */
+	/* tty transport */
+	struct phyllo_stack st;
+	uint8_t preset;
+	uint8_t tx[LIB_TX_MAX];
+	size_t txlen;
+	bool held;			/* the core holds the link: queue full */
+	uint32_t reset_lost_seen;
+};
+
+/* What a transport does; every function returns >= 0 or -errno. */
+struct lib_transport {
+	int kind;			/* PHYLLO_TRANSPORT_* */
+	/* read, run timers, write: ingest what arrives, without blocking */
+	int (*service)(struct phyllo *h);
+	int (*send)(struct phyllo *h, const uint8_t *unit, uint16_t len, bool reliable);
+	/* the kernel's filter for these subscriptions (no-op on a tty) */
+	int (*filter)(struct phyllo *h, bool everything);
+	int (*status)(struct phyllo *h, struct phyllo_status *s);
+	int (*stats)(struct phyllo *h, uint32_t *v, unsigned int n);
+	/* reliable units not yet acknowledged */
+	int (*in_flight)(struct phyllo *h);
+	/* the application took a unit: room in the queue again */
+	void (*taken)(struct phyllo *h);
+	void (*close)(struct phyllo *h);
+};
+
+extern const struct lib_transport lib_kernel_transport;
+extern const struct lib_transport lib_tty_transport;
+
+/* 0: taken (queued, a reply or filtered out); -ENOBUFS: queue full. */
+int lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len);
+/* Keep phyllo_fd() readable exactly while there is something to report. */
+void lib_event_update(struct phyllo *h);
+/* Set io_fd's events in the epoll set (EPOLLIN, EPOLLOUT). */
+void lib_io_events(struct phyllo *h, uint32_t events);
+/* Wait on the epoll set until deadline_ms (-1: for ever). */
+int lib_wait(struct phyllo *h, int64_t deadline_ms);
+int64_t lib_now_ms(void);
+
+int lib_kernel_init(struct phyllo *h);
+int lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty);
+
+/* The core's error as an errno value (the library's one place). */
+int lib_errno(int phyllo_err);
+
+#endif

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * lib_tty.c - libphyllo over a tty (or any stream fd): the protocol core
+ * runs in the library, the glue the kernel module is on a tty.
+ *
+ * It keeps the core's contract (core/phyllo_stack.h): a bounded transmit
+ * buffer (poll only with PHYLLO_STACK_POLL_OUT_MAX bytes free, send only
+ * with PHYLLO_WIRE_MAX free), events taken after every receive and poll.
+ * Back-pressure is the core's one rule: a reliable unit that finds the
+ * application's queue full is refused and the link held until the queue
+ * has room for a whole window again; the peer keeps the unit. The core's
+ * next deadline is a timerfd in the handle's epoll set, so an application
+ * that polls phyllo_fd() runs the timers on time.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/timerfd.h>
+#include <termios.h>
+#include <unistd.h>
+#include "lib.h"
+
+static const struct { unsigned long baud; speed_t c; } lib_bauds[] = {
+	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
+	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 }, { 115200, B115200 },
+	{ 230400, B230400 }, { 460800, B460800 }, { 500000, B500000 }, { 576000, B576000 },
+	{ 921600, B921600 }, { 1000000, B1000000 }, { 1152000, B1152000 },
+	{ 1500000, B1500000 }, { 2000000, B2000000 }, { 2500000, B2500000 },
+	{ 3000000, B3000000 }, { 3500000, B3500000 }, { 4000000, B4000000 },
+};
+
+static speed_t t_speed(unsigned long baud)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(lib_bauds) / sizeof(lib_bauds[0]); i++)
+		if (lib_bauds[i].baud == baud)
+			return lib_bauds[i].c;
+	return 0;
+}
+
+int phyllo_baud_valid(unsigned long baud)
+{
+	return t_speed(baud) != 0;
+}
+
+static void t_out(void *ctx, const uint8_t *b, uint16_t n)
+{
+	struct phyllo *h = ctx;
+
+	/* the room rules above make this impossible; never cut a frame */
+	if (h->txlen + n > sizeof(h->tx))
+		return;
+	memcpy(h->tx + h->txlen, b, n);
+	h->txlen += n;
+}
+
+static bool t_room(const struct phyllo *h, size_t need)
+{
+	return h->txlen + need <= sizeof(h->tx);
+}
+
+static void t_hangup(struct phyllo *h)
+{
+	h->hungup = true;
+	h->txlen = 0;
+	lib_io_events(h, 0);
+}
+
+static int t_flush(struct phyllo *h)
+{
+	while (h->txlen && !h->hungup) {
+		ssize_t w = write(h->io_fd, h->tx, h->txlen);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (w < 0) {
+			t_hangup(h);	/* EIO: the tty hung up; EPIPE: the socket */
+			break;
+		}
+		memmove(h->tx, h->tx + w, h->txlen - (size_t)w);
+		h->txlen -= (size_t)w;
+	}
+	return 0;
+}
+
+static void t_events(struct phyllo *h)
+{
+	uint8_t ev = phyllo_stack_take_events(&h->st);
+
+	if (ev & PHYLLO_EV_RESET) {
+		h->reset_pending = true;
+		h->resets++;
+	}
+}
+
+/* A unit from the core: queue it, or refuse it and hold the link. */
+static void t_unit(struct phyllo *h, const struct phyllo_unit *u)
+{
+	uint8_t unit[LIB_UNIT_MAX];
+
+	unit[0] = u->type;
+	memcpy(unit + 1, u->data, u->len);
+	if (!lib_ingest(h, unit, (uint16_t)(u->len + 1)))
+		return;
+	if (phyllo_stack_refuse(&h->st) != 0) {
+		h->q_drops++;	/* unreliable: nobody keeps it */
+		return;
+	}
+	if (!h->held) {
+		h->held = true;
+		phyllo_arq_hold(&h->st.arq, true);
+	}
+}
+
+static void t_feed(struct phyllo *h, const uint8_t *b, uint16_t n, uint32_t now)
+{
+	uint16_t used = 0;
+
+	while (used < n) {
+		struct phyllo_unit u;
+		bool got;
+
+		used += phyllo_stack_receive(&h->st, b + used, (uint16_t)(n - used), now, &u, &got);
+		if (got)
+			t_unit(h, &u);
+		t_events(h);
+	}
+}
+
+static void t_read(struct phyllo *h, uint32_t now)
+{
+	uint8_t buf[4096];
+	int rounds;
+
+	for (rounds = 0; rounds < 16 && !h->hungup; rounds++) {
+		ssize_t r = read(h->io_fd, buf, sizeof(buf));
+
+		if (r > 0) {
+			t_feed(h, buf, (uint16_t)r, now);
+			continue;
+		}
+		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		t_hangup(h);	/* EOF, or EIO: the other end hung up */
+	}
+}
+
+static void t_arm(struct phyllo *h, uint32_t ms)
+{
+	struct itimerspec its = { 0 };
+	uint64_t expired;
+
+	if (read(h->timer_fd, &expired, sizeof(expired)) < 0) {
+		/* nothing expired: EAGAIN */
+	}
+	its.it_value.tv_sec = ms / 1000;
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L + 1;
+	timerfd_settime(h->timer_fd, 0, &its, NULL);
+}
+
+static int t_service(struct phyllo *h)
+{
+	uint32_t now = (uint32_t)lib_now_ms(), next = 1000;
+
+	t_read(h, now);
+	if (h->held && h->q_cap - h->q_n >= PHYLLO_ARQ_WINDOW_MAX) {
+		h->held = false;
+		phyllo_arq_hold(&h->st.arq, false);
+	}
+	if (h->preset == PHYLLO_PRESET_STANDARD && !h->hungup &&
+	    t_room(h, PHYLLO_STACK_POLL_OUT_MAX)) {
+		next = phyllo_stack_poll(&h->st, now);
+		t_events(h);
+	}
+	t_flush(h);
+	t_arm(h, next);
+	if (!h->hungup)
+		lib_io_events(h, EPOLLIN | (h->txlen || h->want_out ? EPOLLOUT : 0));
+	h->want_out = false;
+	return 0;
+}
+
+static int t_send(struct phyllo *h, const uint8_t *unit, uint16_t len, bool reliable)
+{
+	uint32_t now = (uint32_t)lib_now_ms();
+	int ret;
+
+	if (!t_room(h, PHYLLO_WIRE_MAX))
+		t_flush(h);
+	if (h->hungup)
+		return -EPIPE;
+	if (!t_room(h, PHYLLO_WIRE_MAX))
+		return -EAGAIN;
+	ret = phyllo_stack_send(&h->st, unit[0], unit + 1, (uint16_t)(len - 1), reliable, now);
+	if (ret)
+		return -lib_errno(ret);
+	t_events(h);
+	t_flush(h);
+	return 0;
+}
+
+static int t_filter(struct phyllo *h, bool everything)
+{
+	(void)h;
+	(void)everything;
+	return 0;
+}
+
+static int t_status(struct phyllo *h, struct phyllo_status *s)
+{
+	bool arq = h->preset == PHYLLO_PRESET_STANDARD;
+
+	s->state = h->hungup ? PHYLLO_STATE_HUNGUP
+		 : !arq || h->st.arq.state == PHYLLO_ARQ_OPEN ? PHYLLO_STATE_UP
+		 : PHYLLO_STATE_CONNECTING;
+	s->session = h->st.stats.sessions;
+	s->resets = h->resets;
+	s->preset = h->preset;
+	s->mtu = phyllo_stack_mtu(h->preset);
+	s->tx_in_flight = arq ? h->st.arq.tx_count : 0;
+	return 0;
+}
+
+static int t_stats(struct phyllo *h, uint32_t *v, unsigned int n)
+{
+	uint32_t glue[LIB_GLUE_STATS] = { 0, h->q_drops, h->filtered, 0 };
+
+	(void)n;
+	memcpy(v, &h->st.stats, sizeof(h->st.stats));
+	memcpy(v + PHYLLO_STATS_FIELDS, glue, sizeof(glue));
+	return 0;
+}
+
+/* Units not yet acknowledged, and one more while bytes wait to be written. */
+static int t_in_flight(struct phyllo *h)
+{
+	if (h->hungup)
+		return 0;
+	return (h->preset == PHYLLO_PRESET_STANDARD ? h->st.arq.tx_count : 0) + (h->txlen ? 1 : 0);
+}
+
+static void t_taken(struct phyllo *h)
+{
+	(void)h;	/* the hold is released by the next service */
+}
+
+static void t_close(struct phyllo *h)
+{
+	(void)h;
+}
+
+const struct lib_transport lib_tty_transport = {
+	.kind = PHYLLO_TRANSPORT_TTY,
+	.service = t_service,
+	.send = t_send,
+	.filter = t_filter,
+	.status = t_status,
+	.stats = t_stats,
+	.in_flight = t_in_flight,
+	.taken = t_taken,
+	.close = t_close,
+};
+
+static int t_tty_setup(int fd, unsigned long baud)
+{
+	struct termios t;
+	speed_t c = baud ? t_speed(baud) : 0;
+
+	if (baud && !c)
+		return -EINVAL;
+	/* one user of a serial port at a time, as ldattach and slattach */
+	if (flock(fd, LOCK_EX | LOCK_NB))
+		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (tcgetattr(fd, &t))
+		return -errno;
+	cfmakeraw(&t);
+	t.c_cflag |= CLOCAL | CREAD;
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	if (c) {
+		cfsetispeed(&t, c);
+		cfsetospeed(&t, c);
+	}
+	return tcsetattr(fd, TCSANOW, &t) ? -errno : 0;
+}
+
+int lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
+{
+	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
+	struct phyllo_arq_config cfg = def;
+	struct phyllo_out out = { t_out, h };
+	struct epoll_event ev = { .events = EPOLLIN };
+	uint32_t nonce;
+	int ret;
+
+	if (o->preset < PHYLLO_LIB_MINIMAL || o->preset > PHYLLO_LIB_STANDARD ||
+	    o->window > PHYLLO_ARQ_WINDOW_MAX || (o->baud && !t_speed(o->baud)))
+		return -EINVAL;
+	if (is_tty && (ret = t_tty_setup(h->io_fd, o->baud)))
+		return ret;
+	h->t = &lib_tty_transport;
+	h->preset = (uint8_t)o->preset;
+	if (o->window)
+		cfg.window = (uint8_t)o->window;
+	cfg.handshake = !(o->flags & PHYLLO_OPEN_NO_HANDSHAKE);
+	cfg.line_ms = o->baud ? PHYLLO_LINE_MS(o->baud) : 0;
+	h->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	ev.data.fd = h->timer_fd;
+	if (h->timer_fd < 0 || epoll_ctl(h->ep_fd, EPOLL_CTL_ADD, h->timer_fd, &ev))
+		return -errno;
+	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
+		nonce = (uint32_t)getpid() ^ (uint32_t)lib_now_ms();
+	ret = phyllo_stack_init(&h->st, h->preset, &cfg, &out, nonce, (uint32_t)lib_now_ms());
+	if (ret)
+		return -lib_errno(ret);
+	t_events(h);
+	return t_service(h);
+}

@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * test_lib.c - libphyllo's API on its userspace transport, under ASan and
+ * UBSan: two handles in one process on the two ends of a socketpair, each
+ * running the protocol core (a far end in a thread where one must answer
+ * while the other waits). Publish and subscribe, topic and type filters,
+ * raw units, request/reply, the pollable fd, non-blocking sends,
+ * back-pressure through a small queue, a session reset and a hang-up
+ * reported, files that are no tty refused, the JSON helpers, counters.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "ptest.h"
+#include "libphyllo.h"
+
+#define WAIT_MS 5000
+
+static int fds[2];
+
+/* Two handles on a new socketpair, both sessions open. */
+static void pair(struct phyllo **a, struct phyllo **b, const struct phyllo_options *ob)
+{
+	PTEST_EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+	PTEST_EXPECT_EQ(phyllo_open_fd(a, fds[0], NULL), 0);
+	PTEST_EXPECT_EQ(phyllo_open_fd(b, fds[1], ob), 0);
+	/* each side's handshake needs the other to run: alternate */
+	for (int i = 0; i < 200; i++) {
+		if (phyllo_wait_up(*a, 5) == 0 && phyllo_wait_up(*b, 5) == 0)
+			return;
+	}
+	PTEST_EXPECT(0);
+}
+
+/* Receive on b while a's side is serviced too (both in this thread). */
+static int recv_both(struct phyllo *a, struct phyllo *b, struct phyllo_message *m)
+{
+	int ret = -EAGAIN;
+
+	for (int i = 0; i < WAIT_MS / 5 && ret == -EAGAIN; i++) {
+		phyllo_dispatch(a);
+		ret = phyllo_recv(b, m, 5);
+		if (ret == -ETIMEDOUT)
+			ret = -EAGAIN;
+	}
+	return ret;
+}
+
+static void lib_publish_reaches_subscriber(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	static const uint8_t doc[] = { 0x15 };
+
+	pair(&a, &b, NULL);
+	PTEST_EXPECT_EQ(phyllo_subscribe(b, "sensors/"), 0);
+	PTEST_EXPECT_EQ(phyllo_publish(a, "sensors/t", doc, 1, 0), 0);
+	PTEST_EXPECT_EQ(recv_both(a, b, &m), 0);
+	PTEST_EXPECT(m.is_pubsub && m.is_document);
+	PTEST_EXPECT(!strcmp(m.topic, "sensors/t"));
+	PTEST_EXPECT_EQ(m.topic_len, 9);
+	PTEST_EXPECT_EQ(m.format, 0x11);
+	PTEST_EXPECT_EQ(m.len, 1);
+	PTEST_EXPECT_EQ(m.data[0], 0x15);
+	PTEST_EXPECT_EQ(m.type, 0x60);
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+static void lib_subscriptions_filter_by_topic_and_type(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	static const uint8_t raw[] = { 1, 2, 3 };
+
+	pair(&a, &b, NULL);
+	PTEST_EXPECT_EQ(phyllo_subscribe(b, "a"), 0);
+	PTEST_EXPECT_EQ(phyllo_subscribe_type(b, 0x10), 0);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "b", "1", 0), 0);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "ab", "2", 0), 0);
+	PTEST_EXPECT_EQ(phyllo_send(a, 0x11, raw, 3, 0), 0);
+	PTEST_EXPECT_EQ(phyllo_send(a, 0x10, raw, 3, 0), 0);
+	PTEST_EXPECT_EQ(recv_both(a, b, &m), 0);
+	PTEST_EXPECT(!strcmp(m.topic, "ab") && m.len == 1 && m.data[0] == 2);
+	PTEST_EXPECT_EQ(recv_both(a, b, &m), 0);
+	PTEST_EXPECT_EQ(m.type, 0x10);
+	PTEST_EXPECT(!m.is_pubsub && m.len == 3 && !memcmp(m.data, raw, 3));
+	PTEST_EXPECT_EQ(m.unit_len, 4);
+	/* the others were filtered out, and counted so */
+	{
+		uint32_t v[40];
+
+		PTEST_EXPECT_EQ(phyllo_stats(b, v, 40), 32);
+		PTEST_EXPECT(!strcmp(phyllo_stat_name(30), "rx_unclaimed"));
+		PTEST_EXPECT_EQ(v[30], 2);
+		PTEST_EXPECT(phyllo_stat_name(32) == NULL);
+	}
+	PTEST_EXPECT_EQ(phyllo_unsubscribe_all(b), 0);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "zz", "null", 0), 0);
+	PTEST_EXPECT_EQ(recv_both(a, b, &m), 0);
+	PTEST_EXPECT(!strcmp(m.topic, "zz"));
+	PTEST_EXPECT_EQ(phyllo_subscribe(b, "0123456789abcdef"), -EINVAL);
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+/* The far end of a request: answers every message on its topic with
+ * the same document, until told to stop. */
+struct server {
+	struct phyllo *h;
+	int answered;
+	volatile int stop;
+};
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+	struct phyllo_message m;
+
+	while (!s->stop) {
+		int ret = phyllo_recv(s->h, &m, 20);
+
+		if (ret == 0 && m.is_document) {
+			char topic[16];
+
+			memcpy(topic, m.topic, sizeof(topic));
+			if (phyllo_publish(s->h, topic, m.data, m.len, 0) == 0)
+				s->answered++;
+		}
+	}
+	phyllo_flush(s->h, 1000);
+	return NULL;
+}
+
+static void lib_request_gets_the_reply_and_keeps_the_rest(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	struct server srv = { 0 };
+	pthread_t th;
+	static const uint8_t one[] = { 0x01 };
+
+	pair(&a, &b, NULL);
+	srv.h = b;
+	pthread_create(&th, NULL, serve, &srv);
+	/* a message on another topic comes first: it must wait in the queue */
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "other", "7", 0), 0);
+	PTEST_EXPECT_EQ(phyllo_request(a, "ping", one, 1, &m, WAIT_MS), 0);
+	PTEST_EXPECT(!strcmp(m.topic, "ping") && m.len == 1 && m.data[0] == 1);
+	PTEST_EXPECT_EQ(phyllo_recv(a, &m, WAIT_MS), 0);
+	PTEST_EXPECT(!strcmp(m.topic, "other") && m.data[0] == 7);
+	/* no answer on a topic nobody serves in time: ETIMEDOUT */
+	srv.stop = 1;
+	pthread_join(th, NULL);
+	PTEST_EXPECT_EQ(phyllo_request(a, "ping", one, 1, &m, 200), -ETIMEDOUT);
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+static void lib_fd_is_readable_when_a_unit_waits(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	struct pollfd p;
+	int got = 0;
+
+	pair(&a, &b, NULL);
+	PTEST_EXPECT_EQ(phyllo_recv(b, &m, 0), -EAGAIN);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "x", "[1,2]", 0), 0);
+	for (int i = 0; i < WAIT_MS / 10 && !got; i++) {
+		phyllo_dispatch(a);
+		p.fd = phyllo_fd(b);
+		p.events = POLLIN;
+		if (poll(&p, 1, 10) == 1) {
+			while (phyllo_recv(b, &m, 0) == 0)
+				got++;
+		}
+	}
+	PTEST_EXPECT_EQ(got, 1);
+	/* nothing left: the fd goes quiet (timers aside) and recv says so */
+	PTEST_EXPECT_EQ(phyllo_recv(b, &m, 0), -EAGAIN);
+	PTEST_EXPECT_EQ(phyllo_recv(b, &m, 50), -ETIMEDOUT);
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+static void lib_nonblocking_send_says_eagain(void)
+{
+	struct phyllo_options o;
+	struct phyllo *a, *b;
+	int i, ret = 0;
+
+	phyllo_options_init(&o);
+	o.flags = PHYLLO_OPEN_NONBLOCK;
+	pair(&b, &a, &o);	/* a is the non-blocking one */
+	/* b never runs: a's window (4) fills */
+	for (i = 0; i < 10 && !(ret = phyllo_publish_json(a, "t", "1", 0)); i++)
+		;
+	PTEST_EXPECT_EQ(ret, -EAGAIN);
+	PTEST_EXPECT_EQ(i, 4);
+	PTEST_EXPECT_EQ(phyllo_flush(a, 0), -ETIMEDOUT);
+	phyllo_close(b);
+	phyllo_close(a);
+}
+
+/* The far end sends a burst into a queue of 16 that is read slowly. */
+static void *burst(void *arg)
+{
+	struct phyllo *h = arg;
+	uint8_t n;
+
+	for (n = 0; n < 100; n++)
+		if (phyllo_send(h, 0x10, &n, 1, 0))
+			break;
+	phyllo_flush(h, WAIT_MS);
+	return NULL;
+}
+
+static void lib_small_queue_holds_the_link_and_loses_nothing(void)
+{
+	struct phyllo_options o;
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	pthread_t th;
+	uint32_t v[32];
+	int n = 0;
+
+	phyllo_options_init(&o);
+	o.queue = 16;
+	pair(&a, &b, &o);
+	pthread_create(&th, NULL, burst, a);
+	/* service the link without taking anything: the queue fills, the
+	 * link holds */
+	for (int i = 0; i < 60; i++) {
+		phyllo_dispatch(b);
+		usleep(5000);
+	}
+	while (n < 100 && phyllo_recv(b, &m, WAIT_MS) == 0) {
+		if (m.len != 1 || m.data[0] != n)
+			break;
+		n++;
+	}
+	pthread_join(th, NULL);
+	PTEST_EXPECT_EQ(n, 100);
+	phyllo_stats(b, v, 32);
+	PTEST_EXPECT_EQ(v[29], 0);	/* rx_queue_drops */
+	PTEST_EXPECT(v[13] > 0);	/* rx_hold: it did hold */
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+static void lib_reset_and_hangup_are_reported(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	struct phyllo_status s;
+	int ret = -EAGAIN, i, keep;
+
+	pair(&a, &b, NULL);
+	keep = dup(fds[1]);	/* b's end stays open after b is gone */
+	phyllo_close(b);
+	/* a new far end on the same line: a restart, seen as a reset */
+	PTEST_EXPECT_EQ(phyllo_open_fd(&b, dup(keep), NULL), 0);
+	for (i = 0; i < WAIT_MS / 5 && ret == -EAGAIN; i++) {
+		phyllo_dispatch(b);
+		ret = phyllo_recv(a, &m, 5);
+		if (ret == -ETIMEDOUT)
+			ret = -EAGAIN;
+	}
+	PTEST_EXPECT_EQ(ret, -ECONNRESET);
+	PTEST_EXPECT_EQ(phyllo_status(a, &s), 0);
+	PTEST_EXPECT_EQ(s.resets, 1);
+	/* reported once */
+	PTEST_EXPECT(phyllo_recv(a, &m, 0) != -ECONNRESET);
+	/* every end of the line gone: a hang-up */
+	phyllo_close(b);
+	close(keep);
+	PTEST_EXPECT_EQ(phyllo_recv(a, &m, WAIT_MS), -EPIPE);
+	PTEST_EXPECT_EQ(phyllo_status(a, &s), 0);
+	PTEST_EXPECT_EQ(s.state, PHYLLO_STATE_HUNGUP);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "t", "1", 0), -EPIPE);
+	phyllo_close(a);
+}
+
+static void lib_open_refuses_what_is_no_tty(void)
+{
+	char dir[] = "/tmp/phyllo-test-XXXXXX", file[64];
+	struct phyllo *h = NULL;
+	struct stat st;
+	int fd;
+
+	PTEST_EXPECT(mkdtemp(dir) != NULL);
+	snprintf(file, sizeof(file), "%s/f", dir);
+	fd = open(file, O_CREAT | O_WRONLY, 0644);
+	PTEST_EXPECT_EQ(write(fd, "keep", 4), 4);
+	close(fd);
+	PTEST_EXPECT_EQ(phyllo_open(&h, file, NULL), -ENOTTY);
+	PTEST_EXPECT_EQ(phyllo_open(&h, dir, NULL), -ENOTTY);
+	PTEST_EXPECT_EQ(phyllo_open(&h, "/dev/null", NULL), -ENOTTY);
+	PTEST_EXPECT_EQ(phyllo_open(&h, "/nonexistent/tty", NULL), -ENOENT);
+	PTEST_EXPECT(h == NULL);
+	PTEST_EXPECT_EQ(stat(file, &st), 0);
+	PTEST_EXPECT_EQ(st.st_size, 4);
+	PTEST_EXPECT(strstr(phyllo_strerror(-ENOTTY), "not a tty") != NULL);
+	unlink(file);
+	rmdir(dir);
+}
+
+static void lib_json_helpers_keep_integers_and_reals_apart(void)
+{
+	uint8_t mp[64];
+	char json[64], err[128];
+
+	PTEST_EXPECT_EQ(phyllo_json_to_msgpack("90", mp, sizeof(mp), err, sizeof(err)), 1);
+	PTEST_EXPECT_EQ(mp[0], 0x5a);
+	PTEST_EXPECT_EQ(phyllo_json_to_msgpack("90.5", mp, sizeof(mp), err, sizeof(err)), 9);
+	PTEST_EXPECT_EQ(phyllo_msgpack_to_json(mp, 9, json, sizeof(json)), 4);
+	PTEST_EXPECT(!strcmp(json, "90.5"));
+	PTEST_EXPECT_EQ(phyllo_json_to_msgpack("nan", mp, sizeof(mp), err, sizeof(err)), -EINVAL);
+	PTEST_EXPECT(strstr(err, "offset") != NULL);
+	PTEST_EXPECT_EQ(phyllo_json_to_msgpack("\"0123456789\"", mp, 4, err, sizeof(err)),
+			-EMSGSIZE);
+	PTEST_EXPECT_EQ(phyllo_msgpack_to_json("\x92\x01", 2, json, sizeof(json)), -EINVAL);
+	PTEST_EXPECT_EQ(phyllo_msgpack_to_json("\x92\x01\x02", 3, json, 4), -EMSGSIZE);
+	PTEST_EXPECT(phyllo_baud_valid(115200) && !phyllo_baud_valid(12345));
+	PTEST_EXPECT(!strcmp(phyllo_version(), PHYLLO_VERSION));
+}
+
+static const struct ptest_case lib_cases[] = {
+	PTEST_CASE(lib_publish_reaches_subscriber),
+	PTEST_CASE(lib_subscriptions_filter_by_topic_and_type),
+	PTEST_CASE(lib_request_gets_the_reply_and_keeps_the_rest),
+	PTEST_CASE(lib_fd_is_readable_when_a_unit_waits),
+	PTEST_CASE(lib_nonblocking_send_says_eagain),
+	PTEST_CASE(lib_small_queue_holds_the_link_and_loses_nothing),
+	PTEST_CASE(lib_reset_and_hangup_are_reported),
+	PTEST_CASE(lib_open_refuses_what_is_no_tty),
+	PTEST_CASE(lib_json_helpers_keep_integers_and_reals_apart),
+};
+
+PTEST_SUITE(phyllo_suite_lib, "phyllo_lib", lib_cases);
+
+int main(void)
+{
+	static const struct ptest_suite *const suites[] = { &phyllo_suite_lib };
+
+	return ptest_run(suites, 1) ? 1 : 0;
+}
