@@ -2,7 +2,9 @@
 /*
  * cm_clock.c - the millisecond clock of firmware/clock.h on SysTick, which
  * every Cortex-M has: reload PHYLLO_CM_CORE_HZ / 1000 - 1 on the processor
- * clock, one interrupt a millisecond. The tick also wakes the main loop
+ * clock, one interrupt a millisecond; or, on a board whose cm_board_cfg.h
+ * names PHYLLO_CM_SYSTICK_REF_HZ, on SysTick's reference clock (the i.MX
+ * RT's 100 kHz), which does not depend on how fast the core was set. The tick also wakes the main loop
  * from WFI, which runs the protocol timers while it sleeps. A 32-bit
  * aligned load is atomic, so reading the count needs no critical section.
  */
@@ -11,9 +13,16 @@
 #include "cm_port.h"
 #include "wake.h"
 
-#define CLOCK_RELOAD (PHYLLO_CM_CORE_HZ / 1000u - 1u)
-#if CLOCK_RELOAD > 0xFFFFFFu || PHYLLO_CM_CORE_HZ % 1000u
-#error "PHYLLO_CM_CORE_HZ must be a multiple of 1 kHz, at most 16.777 GHz / 1000"
+#ifdef PHYLLO_CM_SYSTICK_REF_HZ
+#define CLOCK_HZ     PHYLLO_CM_SYSTICK_REF_HZ
+#define CLOCK_SOURCE 0u
+#else
+#define CLOCK_HZ     PHYLLO_CM_CORE_HZ
+#define CLOCK_SOURCE CM_SYST_CSR_CLKSOURCE
+#endif
+#define CLOCK_RELOAD (CLOCK_HZ / 1000u - 1u)
+#if CLOCK_RELOAD > 0xFFFFFFu || CLOCK_HZ % 1000u
+#error "SysTick's clock must be a multiple of 1 kHz, at most 16.777 GHz"
 #endif
 
 static volatile uint32_t ms;
@@ -30,7 +39,7 @@ void phyllo_fw_clock_init(void)
 {
 	CM_SYST_RVR = CLOCK_RELOAD;
 	CM_SYST_CVR = 0;
-	CM_SYST_CSR = CM_SYST_CSR_CLKSOURCE | CM_SYST_CSR_TICKINT | CM_SYST_CSR_ENABLE;
+	CM_SYST_CSR = CLOCK_SOURCE | CM_SYST_CSR_TICKINT | CM_SYST_CSR_ENABLE;
 }
 
 uint32_t phyllo_fw_clock_ms(void)
