@@ -4,6 +4,10 @@
  *
  *   ATmega328P (Arduino Uno, Nano): USART0, LED on PB5 (D13)
  *   ATmega32U4 (Arduino Micro, Leonardo): USART1 on pins 0/1, LED on PC7 (D13)
+ *   ATmega4809 (Arduino Nano Every): USART3 on PB4/PB5 (the board's USB
+ *       bridge), LED on PE2 (D13); its USART driver is megaavr/mega0_usart.c
+ *       and its clock megaavr/mega0_clock.c (the FW_U* names below are the
+ *       older USART's and are not defined for it)
  *
  * The 32U4's USB port is left alone: the protocol runs on the hardware UART
  * so that both boards share one code path and one timing model.
@@ -55,8 +59,12 @@
 #define FW_LED_DDR  DDRC
 #define FW_LED_PORT PORTC
 #define FW_LED_BIT  PC7
+#elif defined(__AVR_ATmega4809__)
+#define FW_LED_DDR  VPORTE.DIR
+#define FW_LED_PORT VPORTE.OUT
+#define FW_LED_BIT  2
 #else
-#error "unsupported MCU: the firmware knows the ATmega328P and the ATmega32U4"
+#error "unsupported MCU: the firmware knows the ATmega328P, ATmega32U4 and ATmega4809"
 #endif
 
 /*
@@ -66,8 +74,22 @@
  */
 static inline void phyllo_fw_board_init(void)
 {
+#if defined(__AVR_ATmega4809__)
+	/* Reset flags are cleared by writing them; the main clock (the 16 MHz
+	 * oscillator the Nano Every's fuses select) starts divided by 6: take
+	 * the prescaler off (a protected register: the CCP key first). USART3
+	 * goes to its alternate pins PB4 (TX, an output) and PB5 (RX). */
+	RSTCTRL.RSTFR = RSTCTRL.RSTFR;
+	wdt_disable();
+	_PROTECTED_WRITE(CLKCTRL.MCLKCTRLB, 0);
+	PORTMUX.USARTROUTEA = (PORTMUX.USARTROUTEA & (uint8_t)~PORTMUX_USART3_gm) |
+			      PORTMUX_USART3_ALT1_gc;
+	PORTB.DIRSET = PIN4_bm;
+	PORTB.PIN5CTRL = PORT_PULLUPEN_bm;
+#else
 	MCUSR = 0;
 	wdt_disable();
+#endif
 #if defined(__AVR_ATmega32U4__)
 	UDIEN = 0;
 	USBCON = 0;

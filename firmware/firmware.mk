@@ -160,3 +160,4 @@ CHECK_TARGETS += firmware test-firmware
 
 # ---- the other boards -----------------------------------------------------
 -include firmware/cortexm/cortexm.mk
+-include firmware/megaavr/megaavr.mk

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
 # Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm
-#        kernels dkms python)
+#        kernels dkms python cortexm cortexm-flash megaavr)
 set -e
 pkgs=""
 for group in "$@"; do
@@ -19,6 +19,7 @@ for group in "$@"; do
 	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;
 	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;
 	megaavr) pkgs="$pkgs debootstrap util-linux gcc libc6-dev" ;;
+	cortexm-flash) pkgs="$pkgs teensy-loader-cli bossa-cli" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
