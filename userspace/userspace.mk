@@ -113,3 +113,13 @@ install-lib: $(LIB_SO) $(HOST)/libphyllo.a
 		echo ".so man3/libphyllo.3" >$(DESTDIR)$(PREFIX)/share/man/man3/$$f.3 || exit 1; \
 	done
 	$(if $(DESTDIR),,ldconfig)
+
+# The Python package (python/) over the shared library: pytest against
+# `phyllo peer --echo` on a pty; Debian's python3 (python3-pytest, -msgpack).
+CHECK_TARGETS += test-python
+.PHONY: test-python
+test-python: $(LIB_SO) $(HOST)/phyllo
+	@scripts/deps.sh python
+	@out=$$(cd python && PYTHONDONTWRITEBYTECODE=1 PHYLLO_LIBRARY=$(LIB_SO) PHYLLO_BIN=$(HOST)/phyllo \
+		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests 2>&1); rc=$$?; \
+		[ $$rc -eq 0 ] || echo "$$out"; echo "pytest: $$(echo "$$out" | tail -1)"; exit $$rc

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+"""The Python package against `phyllo peer --echo --pty` (the board: it sends
+every unit back) on the userspace transport, and two Links on a socketpair
+for what an echo cannot show (callbacks on another topic, a session reset).
+
+Environment: PHYLLO_BIN (the phyllo tool), PHYLLO_LIBRARY (libphyllo.so.0).
+"""
+
+import errno
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+
+import pytest
+
+import phyllo
+
+BIN = os.environ.get("PHYLLO_BIN", "build/host/phyllo")
+
+
+@pytest.fixture
+def board(tmp_path):
+    """An echo peer on a new pty; yields the pty's path."""
+    pty = tmp_path / "pty"
+    proc = subprocess.Popen([BIN, "peer", "--echo", "--pty", str(pty)],
+                            stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        if pty.is_symlink():
+            break
+        time.sleep(0.1)
+    assert pty.is_symlink(), "phyllo peer made no pty"
+    yield proc, str(pty)
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=10)
+
+
+@pytest.fixture
+def link(board):
+    with phyllo.open(board[1]) as lk:
+        lk.wait_up(timeout=5)
+        yield lk
+
+
+def test_publish_and_iterate_a_subscription(link):
+    link.subscribe("sensors/")
+    link.publish("sensors/t", 21.5)
+    link.publish("other", 1)          # echoed too, but not subscribed
+    msgs = list(link.messages(timeout=2))
+    assert [(m.topic, m.value) for m in msgs] == [("sensors/t", 21.5)]
+    assert isinstance(msgs[0].value, float)
+
+
+def test_integers_stay_integers(link):
+    reply = link.request("servo", 90, timeout=5)
+    assert reply.topic == "servo"
+    assert reply.value == 90 and isinstance(reply.value, int)
+    assert reply.payload == b"\x5a"          # positive fixint, not float64
+    assert reply.format == 0x11 and reply.schema == 0
+
+
+def test_request_reply_with_a_document(link):
+    doc = {"mode": "auto", "gains": [1, 2.5, -3], "on": True, "note": None}
+    reply = link.request("cfg", doc, timeout=5)
+    assert reply.value == doc
+
+
+def test_callbacks(link):
+    got = []
+    link.subscribe("a/", got.append)
+    link.publish("a/x", [1, 2])
+    link.publish("a/y", "z")
+    assert link.loop(timeout=5, count=2) == 2
+    assert [(m.topic, m.value) for m in got] == [("a/x", [1, 2]), ("a/y", "z")]
+
+
+def test_raw_units(link):
+    link.subscribe_type(phyllo.TYPE_BUFFER)
+    link.send(phyllo.TYPE_BUFFER, b"\x00\x01abc")
+    m = link.receive(timeout=5)
+    assert m.topic is None and m.type == 0x10 and m.payload == b"\x00\x01abc"
+    assert m.raw == b"\x10\x00\x01abc"
+
+
+def test_unreliable_and_flush(link):
+    link.subscribe("u")
+    link.publish("u", 7, reliable=False)
+    link.flush(timeout=5)
+    assert link.receive(timeout=5).value == 7
+
+
+def test_fileno_is_pollable(link):
+    link.publish("p", 1)
+    deadline = time.monotonic() + 5
+    m = None
+    while m is None and time.monotonic() < deadline:
+        if link.wait_readable(0.5):
+            m = link.receive(timeout=0)
+    assert m is not None and m.value == 1
+
+
+def test_stats_and_status(link):
+    link.request("s", None, timeout=5)
+    st = link.stats()
+    assert len(st) == 32 and st["rx_units"] >= 1 and st["sessions"] == 1
+    assert list(st)[:3] == ["rx_bytes", "rx_frames", "rx_units"]
+    s = link.status()
+    assert s["transport"] == "tty" and s["state"] == "up" and s["preset"] == "standard"
+    assert s["mtu"] == link.mtu == 243
+
+
+def test_every_preset(board, tmp_path):
+    proc, _ = board
+    for preset in ("minimal", "reduced"):
+        pty = tmp_path / f"pty-{preset}"
+        p = subprocess.Popen([BIN, "peer", "--echo", "--pty", str(pty), "-p", preset],
+                             stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(100):
+                if pty.is_symlink():
+                    break
+                time.sleep(0.1)
+            with phyllo.open(str(pty), preset=preset) as lk:
+                assert lk.request("ping", 1, timeout=5).value == 1
+                assert lk.mtu == {"minimal": 252, "reduced": 247}[preset]
+        finally:
+            p.terminate()
+            p.wait(timeout=10)
+
+
+def test_hang_up(board):
+    proc, pty = board
+    with phyllo.open(pty) as lk:
+        lk.wait_up(timeout=5)
+        proc.kill()
+        proc.wait(timeout=10)
+        with pytest.raises(phyllo.HungUp):
+            lk.receive(timeout=5)
+        assert lk.status()["state"] == "hung-up"
+
+
+def test_refusals(tmp_path):
+    f = tmp_path / "file"
+    f.write_bytes(b"keep")
+    with pytest.raises(phyllo.PhylloError) as e:
+        phyllo.open(str(f))
+    assert e.value.errno == errno.ENOTTY
+    assert f.read_bytes() == b"keep"
+    with pytest.raises(phyllo.PhylloError) as e:
+        phyllo.open(str(tmp_path / "nothing"))
+    assert e.value.errno == errno.ENOENT
+
+
+def test_topic_too_long(link):
+    with pytest.raises(ValueError):
+        link.publish("0123456789abcdef", 1)
+
+
+def _pair():
+    a_sock, b_sock = socket.socketpair()
+    a = phyllo.Link("a", fd=a_sock.detach())
+    b_fd = b_sock.detach()
+    b = phyllo.Link("b", fd=os.dup(b_fd))
+    _both_up(a, b)
+    return a, b, b_fd
+
+
+def _both_up(a, b):
+    for _ in range(400):
+        a.dispatch()
+        b.dispatch()
+        if a.status()["state"] == "up" and b.status()["state"] == "up":
+            return
+        time.sleep(0.005)
+    raise AssertionError("no session")
+
+
+def test_session_reset_is_reported_once():
+    a, b, b_fd = _pair()
+    b.close()
+    b2 = phyllo.Link("b2", fd=os.dup(b_fd))   # the board restarted
+    stop = threading.Event()
+
+    def run_b2():
+        while not stop.is_set():
+            b2.dispatch()
+            time.sleep(0.002)
+    t = threading.Thread(target=run_b2)
+    t.start()
+    try:
+        with pytest.raises(phyllo.SessionReset):
+            for _ in range(500):
+                a.receive(timeout=0.01)
+        assert a.status()["resets"] == 1
+        assert a.receive(timeout=0.1) is None     # reported once
+    finally:
+        stop.set()
+        t.join()
+        b2.close()
+        os.close(b_fd)
+        a.close()
+
+
+def test_iterator_from_another_thread_publisher():
+    a, b, b_fd = _pair()
+    os.close(b_fd)
+    a.subscribe("n/")
+
+    def publish():
+        for i in range(50):
+            b.publish(f"n/{i % 3}", i)
+        b.flush(timeout=10)
+    t = threading.Thread(target=publish)
+    t.start()
+    got = [m.value for m in a.messages(timeout=3)]
+    t.join()
+    assert got == list(range(50))
+    b.close()
+    a.close()
