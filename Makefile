@@ -38,6 +38,7 @@ install: $(HOST)/phyllo install-lib
 	install -D -m 755 $(HOST)/phyllo $(DESTDIR)$(PREFIX)/bin/phyllo
 	install -D -m 644 docs/phyllo.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1
 	install -D -m 644 docs/phyllo.4 $(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4
+	install -D -m 644 uapi/phyllo.h $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
 
 # phyllo.ko for the running kernel (needs its headers: linux-headers-$(uname -r)).
 KREL ?= $(shell uname -r)
