@@ -2,7 +2,8 @@
 /*
  * link.c - see link.h. Every fd is non-blocking; callers poll.
  *
- * Two promises about the files named on the command line:
+ * The speeds are libphyllo's (lib_tty.c). Two promises about the files
+ * named on the command line:
  *  - a --device that is not a tty (a regular file, a directory, /dev/null,
  *    /dev/phylloN) is refused before anything is written to it;
  *  - a --pty link is created, never replaced: if the path exists the peer
@@ -24,40 +25,22 @@
 #include <termios.h>
 #include <unistd.h>
 #include "link.h"
-
-static const struct { unsigned long baud; speed_t c; } link_bauds[] = {
-	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
-	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 }, { 115200, B115200 },
-	{ 230400, B230400 }, { 460800, B460800 }, { 500000, B500000 }, { 576000, B576000 },
-	{ 921600, B921600 }, { 1000000, B1000000 }, { 1152000, B1152000 },
-	{ 1500000, B1500000 }, { 2000000, B2000000 }, { 2500000, B2500000 },
-	{ 3000000, B3000000 }, { 3500000, B3500000 }, { 4000000, B4000000 },
-};
-
-static speed_t baud_constant(unsigned long baud)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(link_bauds) / sizeof(link_bauds[0]); i++)
-		if (link_bauds[i].baud == baud)
-			return link_bauds[i].c;
-	return 0;
-}
+#include "lib.h"
 
 unsigned long link_parse_baud(const char *who, const char *s)
 {
 	char *end;
 	unsigned long v;
-	size_t i;
+	unsigned int i;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (!errno && end != s && !*end && s[0] != '-' && baud_constant(v))
+	if (!errno && end != s && !*end && s[0] != '-' && phyllo_lib_baud_speed(v))
 		return v;
 	fprintf(stderr, "%s: --baud: '%s' is not a speed the serial driver takes; valid "
 		"speeds:", who, s);
-	for (i = 0; i < sizeof(link_bauds) / sizeof(link_bauds[0]); i++)
-		fprintf(stderr, " %lu", link_bauds[i].baud);
+	for (i = 0; phyllo_lib_baud_at(i); i++)
+		fprintf(stderr, " %lu", phyllo_lib_baud_at(i));
 	fputc('\n', stderr);
 	exit(2);
 }
@@ -73,7 +56,7 @@ int link_tty_raw(int fd, unsigned long baud)
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
 	if (baud) {
-		speed_t c = baud_constant(baud);
+		speed_t c = phyllo_lib_baud_speed(baud);
 
 		if (!c) {
 			errno = EINVAL;

@@ -73,7 +73,7 @@ static int jw_value(const json_t *v, struct phyllo_mp_writer *w, int depth, char
 	return 0;
 }
 
-int json_to_msgpack(const char *text, struct phyllo_mp_writer *w, char *err, size_t errlen)
+int phyllo_json_parse(const char *text, struct phyllo_mp_writer *w, char *err, size_t errlen)
 {
 	json_error_t je;
 	json_t *root = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
@@ -202,7 +202,7 @@ static int json_print(struct phyllo_mp_reader *r, FILE *f, int depth)
 	return 0;
 }
 
-int json_from_msgpack(struct phyllo_mp_reader *r, FILE *f)
+int phyllo_json_print(struct phyllo_mp_reader *r, FILE *f)
 {
 	return json_print(r, f, 0);
 }

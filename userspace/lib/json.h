@@ -12,8 +12,8 @@
 
 /* Parse one JSON value (and nothing after it but spaces). Returns 0, or -1
  * with a message in err (errlen bytes) naming the offset. */
-int json_to_msgpack(const char *text, struct phyllo_mp_writer *w, char *err, size_t errlen);
+int phyllo_json_parse(const char *text, struct phyllo_mp_writer *w, char *err, size_t errlen);
 /* Print one MessagePack object as JSON. Returns 0 or -1 (malformed). */
-int json_from_msgpack(struct phyllo_mp_reader *r, FILE *f);
+int phyllo_json_print(struct phyllo_mp_reader *r, FILE *f);
 
 #endif

@@ -23,7 +23,7 @@
 
 #define LIB_QUEUE_DEFAULT 64
 
-int64_t lib_now_ms(void)
+int64_t phyllo_lib_now_ms(void)
 {
 	struct timespec ts;
 
@@ -31,7 +31,7 @@ int64_t lib_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int lib_errno(int err)
+int phyllo_lib_errno(int err)
 {
 	switch (err) {
 	case PHYLLO_E_TOOBIG:  return EMSGSIZE;
@@ -98,7 +98,7 @@ static bool lib_wanted(const struct phyllo *h, const uint8_t *unit, uint16_t len
 	return false;
 }
 
-int lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len)
+int phyllo_lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len)
 {
 	struct lib_unit *u;
 
@@ -123,7 +123,7 @@ int lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len)
 	return 0;
 }
 
-void lib_event_update(struct phyllo *h)
+void phyllo_lib_event_update(struct phyllo *h)
 {
 	bool want = h->q_n || h->reset_pending || (h->hungup && !h->hup_reported);
 	uint64_t v = 1;
@@ -139,7 +139,7 @@ void lib_event_update(struct phyllo *h)
 	h->event_set = want;
 }
 
-void lib_io_events(struct phyllo *h, uint32_t events)
+void phyllo_lib_io_events(struct phyllo *h, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.fd = h->io_fd };
 
@@ -151,13 +151,13 @@ void lib_io_events(struct phyllo *h, uint32_t events)
 		h->ep_events = events;
 }
 
-int lib_wait(struct phyllo *h, int64_t deadline_ms)
+int phyllo_lib_wait(struct phyllo *h, int64_t deadline_ms)
 {
 	struct epoll_event ev[4];
 	int timeout = -1, n;
 
 	if (deadline_ms >= 0) {
-		int64_t left = deadline_ms - lib_now_ms();
+		int64_t left = deadline_ms - phyllo_lib_now_ms();
 
 		timeout = left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
 	}
@@ -218,7 +218,7 @@ static int lib_start(struct phyllo **out, int fd, bool kernel, bool is_tty,
 	h->ep_events = EPOLLIN;
 	ret = lib_epoll_add(h, fd, EPOLLIN);
 	if (!ret)
-		ret = kernel ? lib_kernel_init(h) : lib_tty_init(h, o, is_tty);
+		ret = kernel ? phyllo_lib_kernel_init(h) : phyllo_lib_tty_init(h, o, is_tty);
 	if (ret) {
 		h->t = NULL;	/* nothing to flush */
 		phyllo_close(h);
@@ -332,13 +332,13 @@ int phyllo_dispatch(struct phyllo *h)
 {
 	int ret = h->t->service(h);
 
-	lib_event_update(h);
+	phyllo_lib_event_update(h);
 	return ret < 0 ? ret : (int)h->q_n;
 }
 
 int phyllo_wait_up(struct phyllo *h, int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : lib_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
 	struct phyllo_status s;
 	int ret;
 
@@ -353,10 +353,10 @@ int phyllo_wait_up(struct phyllo *h, int timeout_ms)
 			return 0;
 		if (s.state == PHYLLO_STATE_HUNGUP)
 			return -EPIPE;
-		if (deadline >= 0 && lib_now_ms() >= deadline)
+		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline)
 			return -ETIMEDOUT;
-		ret = lib_wait(h, deadline >= 0 && deadline < lib_now_ms() + 50 ? deadline
-								    : lib_now_ms() + 50);
+		ret = phyllo_lib_wait(h, deadline >= 0 && deadline < phyllo_lib_now_ms() + 50 ? deadline
+								    : phyllo_lib_now_ms() + 50);
 		if (ret)
 			return ret;
 	}
@@ -383,7 +383,7 @@ int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 		ret = h->t->send(h, unit, (uint16_t)(len + 1), !(flags & PHYLLO_MSG_UNRELIABLE));
 		if (ret != -EAGAIN || (h->flags & PHYLLO_OPEN_NONBLOCK))
 			break;
-		ret = lib_wait(h, lib_now_ms() + 100);
+		ret = phyllo_lib_wait(h, phyllo_lib_now_ms() + 100);
 		if (ret)
 			break;
 		ret = h->t->service(h);
@@ -392,9 +392,9 @@ int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 	}
 	if (ret == -EAGAIN) {
 		h->want_out = true;
-		lib_io_events(h, EPOLLIN | EPOLLOUT);
+		phyllo_lib_io_events(h, EPOLLIN | EPOLLOUT);
 	}
-	lib_event_update(h);
+	phyllo_lib_event_update(h);
 	return ret;
 }
 
@@ -410,7 +410,7 @@ int phyllo_publish_doc(struct phyllo *h, const char *topic, uint8_t format, uint
 	n = phyllo_pubsub_header(p, sizeof(p), PHYLLO_TYPE_DOCUMENT, (const uint8_t *)topic,
 				 (uint8_t)tl);
 	if (n < 0)
-		return -lib_errno(n);
+		return -phyllo_lib_errno(n);
 	n += phyllo_doc_header(p + n, format, schema);
 	if (len > sizeof(p) - (size_t)n)
 		return -EMSGSIZE;
@@ -439,7 +439,7 @@ int phyllo_publish_json(struct phyllo *h, const char *topic, const char *json,
 
 int phyllo_flush(struct phyllo *h, int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : lib_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
 	int ret;
 
 	for (;;) {
@@ -451,10 +451,10 @@ int phyllo_flush(struct phyllo *h, int timeout_ms)
 			return ret;
 		if (h->hungup)
 			return -EPIPE;
-		if (deadline >= 0 && lib_now_ms() >= deadline)
+		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline)
 			return -ETIMEDOUT;
 		/* the kernel says nothing when its window empties: look again soon */
-		lib_wait(h, lib_now_ms() + 5 < deadline || deadline < 0 ? lib_now_ms() + 5
+		phyllo_lib_wait(h, phyllo_lib_now_ms() + 5 < deadline || deadline < 0 ? phyllo_lib_now_ms() + 5
 									 : deadline);
 	}
 }
@@ -557,19 +557,19 @@ static int lib_take(struct phyllo *h, struct phyllo_message *m)
 
 int phyllo_recv(struct phyllo *h, struct phyllo_message *m, int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : lib_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
 	int ret;
 
 	for (;;) {
 		ret = h->t->service(h);
 		if (ret >= 0)
 			ret = lib_take(h, m);
-		lib_event_update(h);
+		phyllo_lib_event_update(h);
 		if (ret != -EAGAIN)
 			return ret;
-		if (deadline >= 0 && lib_now_ms() >= deadline)
+		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline)
 			return timeout_ms ? -ETIMEDOUT : -EAGAIN;
-		ret = lib_wait(h, deadline);
+		ret = phyllo_lib_wait(h, deadline);
 		if (ret)
 			return ret;
 	}
@@ -578,7 +578,7 @@ int phyllo_recv(struct phyllo *h, struct phyllo_message *m, int timeout_ms)
 int phyllo_request(struct phyllo *h, const char *topic, const void *doc, size_t len,
 		   struct phyllo_message *reply, int timeout_ms)
 {
-	int64_t deadline = timeout_ms < 0 ? -1 : lib_now_ms() + timeout_ms;
+	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
 	size_t tl = topic ? strlen(topic) : 0;
 	int ret;
 
@@ -600,15 +600,15 @@ int phyllo_request(struct phyllo *h, const char *topic, const void *doc, size_t 
 			ret = -ECONNRESET;
 		} else if (h->hungup) {
 			ret = -EPIPE;
-		} else if (deadline >= 0 && lib_now_ms() >= deadline) {
+		} else if (deadline >= 0 && phyllo_lib_now_ms() >= deadline) {
 			ret = -ETIMEDOUT;
 		} else {
-			ret = lib_wait(h, deadline);
+			ret = phyllo_lib_wait(h, deadline);
 		}
 	}
 	h->req_active = false;
 	lib_filter(h);
-	lib_event_update(h);
+	phyllo_lib_event_update(h);
 	if (ret)
 		return ret;
 	h->cur = h->req_reply;
@@ -663,7 +663,7 @@ int phyllo_json_to_msgpack(const char *json, void *out, size_t cap, char *err, s
 	if (!json || !out)
 		return -EINVAL;
 	phyllo_mp_writer_init(&w, out, (uint16_t)(cap > 65535 ? 65535 : cap));
-	if (json_to_msgpack(json, &w, buf, sizeof(buf))) {
+	if (phyllo_json_parse(json, &w, buf, sizeof(buf))) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s", buf);
 		return w.err ? -EMSGSIZE : -EINVAL;
@@ -684,7 +684,7 @@ int phyllo_msgpack_to_json(const void *doc, size_t len, char *out, size_t cap)
 	if (!f)
 		return -errno;
 	phyllo_mp_reader_init(&r, doc, (uint16_t)len);
-	ret = json_from_msgpack(&r, f) || r.pos != len ? -EINVAL : 0;
+	ret = phyllo_json_print(&r, f) || r.pos != len ? -EINVAL : 0;
 	n = ftell(f);
 	if (fclose(f) || (size_t)n >= cap)
 		return -EMSGSIZE;

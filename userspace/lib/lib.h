@@ -4,7 +4,7 @@
  * the two transports, kernel (lib_kernel.c: /dev/phylloN) and tty
  * (lib_tty.c: the protocol core in the library).
  *
- * Every unit a transport receives goes through lib_ingest(): a pending
+ * Every unit a transport receives goes through phyllo_lib_ingest(): a pending
  * request's reply is taken first, then the subscriptions filter, then the
  * queue holds it for phyllo_recv(). The epoll set behind phyllo_fd() holds
  * the transport's fd, a timerfd (tty: the core's next deadline) and an
@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <termios.h>
 #include "libphyllo.h"
 #include "phyllo_stack.h"
 
@@ -85,23 +86,28 @@ struct lib_transport {
 	void (*close)(struct phyllo *h);
 };
 
-extern const struct lib_transport lib_kernel_transport;
-extern const struct lib_transport lib_tty_transport;
+extern const struct lib_transport phyllo_lib_kernel_transport;
+extern const struct lib_transport phyllo_lib_tty_transport;
 
 /* 0: taken (queued, a reply or filtered out); -ENOBUFS: queue full. */
-int lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len);
+int phyllo_lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len);
 /* Keep phyllo_fd() readable exactly while there is something to report. */
-void lib_event_update(struct phyllo *h);
+void phyllo_lib_event_update(struct phyllo *h);
 /* Set io_fd's events in the epoll set (EPOLLIN, EPOLLOUT). */
-void lib_io_events(struct phyllo *h, uint32_t events);
+void phyllo_lib_io_events(struct phyllo *h, uint32_t events);
 /* Wait on the epoll set until deadline_ms (-1: for ever). */
-int lib_wait(struct phyllo *h, int64_t deadline_ms);
-int64_t lib_now_ms(void);
+int phyllo_lib_wait(struct phyllo *h, int64_t deadline_ms);
+int64_t phyllo_lib_now_ms(void);
 
-int lib_kernel_init(struct phyllo *h);
-int lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty);
+int phyllo_lib_kernel_init(struct phyllo *h);
+int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty);
+
+/* The speeds the serial driver takes: the termios constant of one (0: not
+ * one of them), and the i-th of them (0 past the last), for the tool. */
+speed_t phyllo_lib_baud_speed(unsigned long baud);
+unsigned long phyllo_lib_baud_at(unsigned int i);
 
 /* The core's error as an errno value (the library's one place). */
-int lib_errno(int phyllo_err);
+int phyllo_lib_errno(int phyllo_err);
 
 #endif

@@ -22,14 +22,14 @@ static int k_service(struct phyllo *h)
 
 	if (h->want_out) {
 		h->want_out = false;
-		lib_io_events(h, EPOLLIN);
+		phyllo_lib_io_events(h, EPOLLIN);
 	}
 	/* a request waits for its reply even past a full queue */
 	while (!h->hungup && (h->q_n < h->q_cap || h->req_active)) {
 		ssize_t n = read(h->io_fd, unit, sizeof(unit));
 
 		if (n > 0) {
-			if (lib_ingest(h, unit, (uint16_t)n))
+			if (phyllo_lib_ingest(h, unit, (uint16_t)n))
 				h->q_drops++;
 			continue;
 		}
@@ -44,7 +44,7 @@ static int k_service(struct phyllo *h)
 		}
 		/* 0: hung up or detached; any other error ends the link too */
 		h->hungup = true;
-		lib_io_events(h, 0);
+		phyllo_lib_io_events(h, 0);
 	}
 	return 0;
 }
@@ -150,7 +150,7 @@ static void k_close(struct phyllo *h)
 	(void)h;
 }
 
-const struct lib_transport lib_kernel_transport = {
+const struct lib_transport phyllo_lib_kernel_transport = {
 	.kind = PHYLLO_TRANSPORT_KERNEL,
 	.service = k_service,
 	.send = k_send,
@@ -162,8 +162,8 @@ const struct lib_transport lib_kernel_transport = {
 	.close = k_close,
 };
 
-int lib_kernel_init(struct phyllo *h)
+int phyllo_lib_kernel_init(struct phyllo *h)
 {
-	h->t = &lib_kernel_transport;
+	h->t = &phyllo_lib_kernel_transport;
 	return k_filter(h, false);
 }

@@ -47,6 +47,16 @@ int phyllo_baud_valid(unsigned long baud)
 	return t_speed(baud) != 0;
 }
 
+speed_t phyllo_lib_baud_speed(unsigned long baud)
+{
+	return t_speed(baud);
+}
+
+unsigned long phyllo_lib_baud_at(unsigned int i)
+{
+	return i < sizeof(lib_bauds) / sizeof(lib_bauds[0]) ? lib_bauds[i].baud : 0;
+}
+
 static void t_out(void *ctx, const uint8_t *b, uint16_t n)
 {
 	struct phyllo *h = ctx;
@@ -67,7 +77,7 @@ static void t_hangup(struct phyllo *h)
 {
 	h->hungup = true;
 	h->txlen = 0;
-	lib_io_events(h, 0);
+	phyllo_lib_io_events(h, 0);
 }
 
 static int t_flush(struct phyllo *h)
@@ -104,7 +114,7 @@ static void t_unit(struct phyllo *h, const struct phyllo_unit *u)
 
 	unit[0] = u->type;
 	memcpy(unit + 1, u->data, u->len);
-	if (!lib_ingest(h, unit, (uint16_t)(u->len + 1)))
+	if (!phyllo_lib_ingest(h, unit, (uint16_t)(u->len + 1)))
 		return;
 	if (phyllo_stack_refuse(&h->st) != 0) {
 		h->q_drops++;	/* unreliable: nobody keeps it */
@@ -164,7 +174,7 @@ static void t_arm(struct phyllo *h, uint32_t ms)
 
 static int t_service(struct phyllo *h)
 {
-	uint32_t now = (uint32_t)lib_now_ms(), next = 1000;
+	uint32_t now = (uint32_t)phyllo_lib_now_ms(), next = 1000;
 
 	t_read(h, now);
 	if (h->held && h->q_cap - h->q_n >= PHYLLO_ARQ_WINDOW_MAX) {
@@ -179,14 +189,14 @@ static int t_service(struct phyllo *h)
 	t_flush(h);
 	t_arm(h, next);
 	if (!h->hungup)
-		lib_io_events(h, EPOLLIN | (h->txlen || h->want_out ? EPOLLOUT : 0));
+		phyllo_lib_io_events(h, EPOLLIN | (h->txlen || h->want_out ? EPOLLOUT : 0));
 	h->want_out = false;
 	return 0;
 }
 
 static int t_send(struct phyllo *h, const uint8_t *unit, uint16_t len, bool reliable)
 {
-	uint32_t now = (uint32_t)lib_now_ms();
+	uint32_t now = (uint32_t)phyllo_lib_now_ms();
 	int ret;
 
 	if (!t_room(h, PHYLLO_WIRE_MAX))
@@ -197,7 +207,7 @@ static int t_send(struct phyllo *h, const uint8_t *unit, uint16_t len, bool reli
 		return -EAGAIN;
 	ret = phyllo_stack_send(&h->st, unit[0], unit + 1, (uint16_t)(len - 1), reliable, now);
 	if (ret)
-		return -lib_errno(ret);
+		return -phyllo_lib_errno(ret);
 	t_events(h);
 	t_flush(h);
 	return 0;
@@ -253,7 +263,7 @@ static void t_close(struct phyllo *h)
 	(void)h;
 }
 
-const struct lib_transport lib_tty_transport = {
+const struct lib_transport phyllo_lib_tty_transport = {
 	.kind = PHYLLO_TRANSPORT_TTY,
 	.service = t_service,
 	.send = t_send,
@@ -288,7 +298,7 @@ static int t_tty_setup(int fd, unsigned long baud)
 	return tcsetattr(fd, TCSANOW, &t) ? -errno : 0;
 }
 
-int lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
+int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
 {
 	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
 	struct phyllo_arq_config cfg = def;
@@ -302,7 +312,7 @@ int lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
 		return -EINVAL;
 	if (is_tty && (ret = t_tty_setup(h->io_fd, o->baud)))
 		return ret;
-	h->t = &lib_tty_transport;
+	h->t = &phyllo_lib_tty_transport;
 	h->preset = (uint8_t)o->preset;
 	if (o->window)
 		cfg.window = (uint8_t)o->window;
@@ -313,10 +323,10 @@ int lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
 	if (h->timer_fd < 0 || epoll_ctl(h->ep_fd, EPOLL_CTL_ADD, h->timer_fd, &ev))
 		return -errno;
 	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
-		nonce = (uint32_t)getpid() ^ (uint32_t)lib_now_ms();
-	ret = phyllo_stack_init(&h->st, h->preset, &cfg, &out, nonce, (uint32_t)lib_now_ms());
+		nonce = (uint32_t)getpid() ^ (uint32_t)phyllo_lib_now_ms();
+	ret = phyllo_stack_init(&h->st, h->preset, &cfg, &out, nonce, (uint32_t)phyllo_lib_now_ms());
 	if (ret)
-		return -lib_errno(ret);
+		return -phyllo_lib_errno(ret);
 	t_events(h);
 	return t_service(h);
 }

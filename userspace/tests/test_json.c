@@ -18,7 +18,7 @@ static int to_mp(const char *text, uint16_t cap, char *err)
 	int ret;
 
 	phyllo_mp_writer_init(&w, buf, cap);
-	ret = json_to_msgpack(text, &w, err, 128);
+	ret = phyllo_json_parse(text, &w, err, 128);
 	return ret ? -1 : w.len;
 }
 
@@ -35,7 +35,7 @@ static const char *roundtrip(const char *text)
 		return "ERR";
 	}
 	phyllo_mp_reader_init(&r, buf, (uint16_t)n);
-	if (json_from_msgpack(&r, f))
+	if (phyllo_json_print(&r, f))
 		fputs("MALFORMED", f);
 	fclose(f);
 	return out;
