@@ -31,10 +31,11 @@ check: $(CHECK_TARGETS)
 deps-core:
 	@scripts/deps.sh core
 
-# The tool, libphyllo (install-lib: userspace/userspace.mk) and the man
-# pages; DESTDIR for staging, PREFIX as usual.
+# The tool, libphyllo, the udev rule and systemd unit (install-lib,
+# install-system: userspace/userspace.mk) and the man pages; DESTDIR for
+# staging, PREFIX as usual.
 PREFIX ?= /usr/local
-install: $(HOST)/phyllo install-lib
+install: $(HOST)/phyllo install-lib install-system
 	install -D -m 755 $(HOST)/phyllo $(DESTDIR)$(PREFIX)/bin/phyllo
 	install -D -m 644 docs/phyllo.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1
 	install -D -m 644 docs/phyllo.4 $(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * attach.c - `phyllo attach TTY`: raw mode and speed, the phyllo line
- * discipline, optional link settings; then hold the tty open (the
- * discipline stays attached while it is open), in the background unless
- * --foreground. Like ldattach, with phyllo's settings and clear errors.
+ * attach.c - `phyllo attach TTY`: lock the tty (ttylock.h), raw mode and
+ * speed, the phyllo line discipline, optional link settings; then hold
+ * the tty open (the discipline stays attached while it is open), in the
+ * background unless --foreground, until a signal (then back to N_TTY) or
+ * the tty hangs up (an unplugged adapter: the link is gone, and so is
+ * this process, so that a service manager can start it again when the
+ * board is back). Like ldattach, with phyllo's settings, a lock and clear
+ * errors; it logs on stderr (the journal under systemd).
+ * `phyllo detach` stops it through the lock, or resets the discipline.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +21,9 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "dev.h"
+#include "hold.h"
 #include "link.h"
+#include "ttylock.h"
 #include "util.h"
 #include "phyllo.h"
 
@@ -35,9 +42,11 @@ static void attach_usage(FILE *f)
 	      "  -p, --preset P      minimal | reduced | standard (default: the module's)\n"
 	      "  -w, --window N      send window 1..8 (standard preset)\n"
 	      "      --ldisc N       line discipline number (default: the module's, 29)\n"
-	      "  -f, --foreground    stay in the foreground; detach on SIGINT/SIGTERM\n"
+	      "  -f, --foreground    stay in the foreground, logging on stderr (systemd)\n"
 	      "The discipline stays attached while this command runs (in the background\n"
-	      "by default): kill it to detach. Needs CAP_NET_ADMIN (root).\n", f);
+	      "by default): 'phyllo detach TTY' or SIGTERM detaches; it ends by itself\n"
+	      "when the tty hangs up (unplugged). The tty is locked (flock and a UUCP\n"
+	      "lock file). Needs CAP_NET_ADMIN (root).\n", f);
 }
 
 static unsigned long module_ldisc(void)
@@ -141,8 +150,9 @@ static void attach_signal(int sig)
 	attach_stop = 1;
 }
 
-/* Hold the tty until told to stop; then back to the normal discipline. */
-static int attach_hold(int fd)
+/* Hold the tty until told to stop (then back to the normal discipline)
+ * or until it hangs up. */
+static int attach_hold(int fd, const char *tty, __u32 unit)
 {
 	struct sigaction sa = { .sa_handler = attach_signal };
 	int n_tty = 0;
@@ -150,9 +160,14 @@ static int attach_hold(int fd)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	while (!attach_stop)
-		pause();
-	ioctl(fd, TIOCSETD, &n_tty);
+	if (hold_tty(fd, &attach_stop) == HOLD_HUNGUP) {
+		fprintf(stderr, "phyllo attach: %s hung up (unplugged?): /dev/phyllo%u is gone\n",
+			tty, unit);
+	} else {
+		ioctl(fd, TIOCSETD, &n_tty);
+		fprintf(stderr, "phyllo attach: detached /dev/phyllo%u from %s\n", unit, tty);
+	}
+	ttylock_release();
 	close(fd);
 	return 0;
 }
@@ -178,18 +193,24 @@ int attach_main(int argc, char **argv)
 
 	attach_parse(&o, argc, argv);
 	fd = link_open_tty("phyllo attach", o.tty, O_RDWR);
-	if (fd < 0)
+	if (fd < 0 || ttylock_take(fd, o.tty, "phyllo attach"))
 		return 1;
 	if (link_tty_raw(fd, o.baud)) {
 		fprintf(stderr, "phyllo attach: %s: cannot set raw mode at %lu baud: %s\n",
 			o.tty, o.baud, strerror(errno));
+		ttylock_release();
 		return 1;
 	}
 	if (attach_ldisc(fd, &o) || dev_ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit, o.tty) ||
-	    attach_configure(unit, &o))
+	    attach_configure(unit, &o)) {
+		ttylock_release();
 		return 1;
+	}
 	printf("/dev/phyllo%u\n", unit);
 	fflush(stdout);
+	if (o.foreground)
+		fprintf(stderr, "phyllo attach: %s is /dev/phyllo%u (pid %d)\n", o.tty, unit,
+			(int)getpid());
 	if (!o.foreground) {
 		pid_t pid = fork();
 
@@ -200,8 +221,123 @@ int attach_main(int argc, char **argv)
 		if (pid > 0)
 			return 0;
 		setsid();
+		ttylock_set_pid();	/* the lock names the process that holds the tty */
 		/* let $(phyllo attach ...) in a script see end of output */
 		fd_null_stdio();
 	}
-	return attach_hold(fd);
+	return attach_hold(fd, o.tty, unit);
+}
+
+/* The tty NAME of /dev/phylloN (or phylloN) from sysfs; 0 or -1. */
+static int detach_link_tty(const char *dev, char *name, size_t len)
+{
+	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	char path[300];
+	FILE *f;
+	int ret = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(name, (int)len, f)) {
+		name[strcspn(name, "\n")] = 0;
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
+/* Stop the attach process pid; true once it is gone (5 s at most). */
+static bool detach_stop(pid_t pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+	int i;
+
+	/* only a phyllo: a lock file may name someone else's process */
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+	}
+	if (strncmp(comm, "phyllo", 6) || kill(pid, SIGTERM))
+		return false;
+	for (i = 0; i < 50; i++) {
+		if (kill(pid, 0) && errno == ESRCH)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* No attach process of ours: put the tty back to N_TTY ourselves. */
+static int detach_ldisc(const char *tty)
+{
+	int n_tty = 0, fd = link_open_tty("phyllo detach", tty, O_RDWR | O_NONBLOCK);
+	__u32 unit;
+
+	if (fd < 0)
+		return 1;
+	if (ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit)) {
+		fprintf(stderr, "phyllo detach: %s carries no phyllo link\n", tty);
+		close(fd);
+		return 1;
+	}
+	if (ioctl(fd, TIOCSETD, &n_tty)) {
+		fprintf(stderr, "phyllo detach: %s: cannot reset the line discipline: %s\n", tty,
+			strerror(errno));
+		close(fd);
+		return 1;
+	}
+	close(fd);
+	printf("detached /dev/phyllo%u from %s (no attach process held it: the line "
+	       "discipline was reset)\n", unit, tty);
+	return 0;
+}
+
+int detach_main(int argc, char **argv)
+{
+	static const char usage[] = "usage: phyllo detach TTY|/dev/phylloN\n"
+		"Detach a link: stop the 'phyllo attach' that holds it (found through the\n"
+		"tty's lock), or else put the tty back to the normal line discipline.\n";
+	char name[64], tty[80];
+	bool is_dev;
+	pid_t pid;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc != 2 || argv[1][0] == '-') {
+		fputs(usage, stderr);
+		return 2;
+	}
+	is_dev = !strncmp(argv[1], "/dev/phyllo", 11) || !strncmp(argv[1], "phyllo", 6);
+	if (is_dev && access("/sys/module/phyllo", F_OK)) {
+		fprintf(stderr, "phyllo detach: the phyllo module is not loaded: no link to "
+			"detach\n");
+		return 1;
+	}
+	if (is_dev ? detach_link_tty(argv[1], name, sizeof(name))
+		   : ttylock_name(argv[1], name, sizeof(name))) {
+		fprintf(stderr, "phyllo detach: %s: no such link ('phyllo list' shows them)\n",
+			argv[1]);
+		return 1;
+	}
+	pid = ttylock_owner(name);
+	if (pid && detach_stop(pid)) {
+		printf("detached %s: stopped phyllo attach (pid %d)\n", argv[1], (int)pid);
+		return 0;
+	}
+	if (pid)
+		fprintf(stderr, "phyllo detach: %s is held by process %d, which is not a phyllo "
+			"attach (or did not stop)\n", argv[1], (int)pid);
+	if (!strncmp(name, "pts", 3))
+		snprintf(tty, sizeof(tty), "/dev/pts/%s", name + 3);
+	else
+		snprintf(tty, sizeof(tty), "/dev/%s", name);
+	return detach_ldisc(is_dev ? tty : argv[1]);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 int attach_main(int argc, char **argv);
+int detach_main(int argc, char **argv);
 int list_main(int argc, char **argv);
 int stats_main(int argc, char **argv);
 int pub_main(int argc, char **argv);

@@ -20,6 +20,7 @@
 #include "cmds.h"
 #include "dev.h"
 #include "link.h"
+#include "ttylock.h"
 #include "util.h"
 #include "phyllo.h"
 #include "phyllo_pubsub.h"
@@ -147,8 +148,9 @@ static int ioctl_state(int fd, struct phyllo_link_state *st)
 static void list_one(const char *name, bool json, bool first)
 {
 	struct phyllo_link_state st;
-	char path[300], tty[64] = "?";
+	char path[300], tty[64] = "?", pidtext[16];
 	FILE *f;
+	pid_t pid;
 	int fd;
 
 	snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", name);
@@ -166,19 +168,23 @@ static void list_one(const char *name, bool json, bool first)
 		st.state = 99;
 	if (fd >= 0)
 		close(fd);
+	pid = ttylock_owner(tty);
+	snprintf(pidtext, sizeof(pidtext), pid ? "%d" : "-", (int)pid);
 	if (json)
 		printf("%s{\"device\":\"%s\",\"tty\":\"%s\",\"state\":\"%s\",\"session\":%u,"
-		       "\"preset\":\"%s\",\"mtu\":%u}", first ? "" : ",", path, tty,
-		       state_name(st.state), st.session, util_preset_name((uint8_t)st.preset), st.mtu);
+		       "\"preset\":\"%s\",\"mtu\":%u,\"attach_pid\":%s}", first ? "" : ",", path,
+		       tty, state_name(st.state), st.session, util_preset_name((uint8_t)st.preset),
+		       st.mtu, pid ? pidtext : "null");
 	else
-		printf("%-14s %-12s %-11s %7u %-9s %4u\n", path, tty, state_name(st.state),
-		       st.session, util_preset_name((uint8_t)st.preset), st.mtu);
+		printf("%-14s %-12s %-11s %7u %-9s %4u %7s\n", path, tty, state_name(st.state),
+		       st.session, util_preset_name((uint8_t)st.preset), st.mtu, pidtext);
 }
 
 int list_main(int argc, char **argv)
 {
 	static const char usage[] = "usage: phyllo list [--json]\n"
-		"Show the attached links: device, tty, state, session, preset, MTU.\n";
+		"Show the attached links: device, tty, state, session, preset, MTU, and the\n"
+		"pid of the 'phyllo attach' holding the tty ('-': none, e.g. ldattach).\n";
 	struct small_opts o;
 	struct dirent *de;
 	DIR *d;
@@ -197,8 +203,8 @@ int list_main(int argc, char **argv)
 	if (o.json)
 		printf("[");
 	else
-		printf("%-14s %-12s %-11s %7s %-9s %4s\n", "DEVICE", "TTY", "STATE", "SESSION",
-		       "PRESET", "MTU");
+		printf("%-14s %-12s %-11s %7s %-9s %4s %7s\n", "DEVICE", "TTY", "STATE", "SESSION",
+		       "PRESET", "MTU", "PID");
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "phyllo", 6))
 			continue;

@@ -13,6 +13,7 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "attach", attach_main, "attach the line discipline to a serial port" },
+	{ "detach", detach_main, "detach a link (stop its attach process)" },
 	{ "list", list_main, "show the attached links" },
 	{ "pub", pub_main, "publish a JSON value on a topic" },
 	{ "sub", sub_main, "print the messages on a topic" },

@@ -57,12 +57,14 @@ libphyllo: $(LIB_SO) $(HOST)/libphyllo.a
 
 CHECK_TARGETS += test-userspace
 .PHONY: test-userspace
-test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-fault
+test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-fault $(HOST)/test-hold
 	$(HOST)/test-json
 	$(HOST)/test-fault
+	$(HOST)/test-hold
 	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-safety.sh $(HOST)/phyllo-san
 	tests/userspace/test-tty.sh $(HOST)/phyllo-san
+	tests/userspace/test-attach.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
 	tests/userspace/test-install.sh $(MAKE) $(HOST)/phyllo-san
 
@@ -70,6 +72,12 @@ $(HOST)/test-fault: userspace/fault.c userspace/fault.h userspace/tests/test_fau
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Iuserspace $(TEST_INC) userspace/fault.c userspace/tests/test_fault.c \
 		tests/ptest.c -o $@
+
+$(HOST)/test-hold: userspace/hold.c userspace/hold.h userspace/ttylock.c userspace/ttylock.h \
+		userspace/tests/test_hold.c tests/ptest.c tests/ptest.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Iuserspace -Itests userspace/hold.c userspace/ttylock.c \
+		userspace/tests/test_hold.c tests/ptest.c -o $@ -lpthread
 
 $(HOST)/test-json: userspace/lib/json.c userspace/lib/json.h userspace/tests/test_json.c \
 		core/phyllo_msgpack.c $(CORE_HDR) | deps-core
@@ -123,3 +131,18 @@ test-python: $(LIB_SO) $(HOST)/phyllo
 	@out=$$(cd python && PYTHONDONTWRITEBYTECODE=1 PHYLLO_LIBRARY=$(LIB_SO) PHYLLO_BIN=$(HOST)/phyllo \
 		/usr/bin/python3 -m pytest -q -p no:cacheprovider tests 2>&1); rc=$$?; \
 		[ $$rc -eq 0 ] || echo "$$out"; echo "pytest: $$(echo "$$out" | tail -1)"; exit $$rc
+
+# Hot-plug: the udev rule (dialout 0660, /dev/phyllo/by-tty/TTY), the
+# systemd template unit phyllo-attach@.service and the example rule that
+# starts it for a board; part of `make install`. Under PREFIX=/usr they go
+# where the distribution's own do, else under /etc.
+UDEV_RULES_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
+SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
+.PHONY: install-system
+install-system:
+	install -D -m 644 userspace/system/70-phyllo.rules $(DESTDIR)$(UDEV_RULES_DIR)/70-phyllo.rules
+	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|' userspace/system/phyllo-attach@.service.in \
+		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service
+	install -D -m 644 userspace/system/71-phyllo-attach.rules.example \
+		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example

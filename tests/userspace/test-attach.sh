@@ -1,0 +1,125 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# test-attach.sh - what of attach, detach and hot-plug runs without the
+# module or a VM (the attach itself needs the line discipline: the kernel
+# tests do that): the tty lock (a live holder refused and named, a stale
+# lock file taken over, a flock honoured), detach's refusals and its stop
+# of the process a lock names, and the installed udev rule and systemd
+# unit (systemd-analyze verify).
+# Usage: test-attach.sh PHYLLO_BINARY
+set -u
+bin=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$(mktemp -d)
+pass=0
+fail=0
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$dir"' EXIT
+export PHYLLO_LOCK_DIR="$dir/lock"
+mkdir "$PHYLLO_LOCK_DIR"
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     /' "$dir/err" 2>/dev/null; }
+fails() {
+	name=$1 want=$2
+	shift 2
+	timeout 30 "$@" >"$dir/out" 2>"$dir/err" </dev/null
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q -- "$want" "$dir/err"; then ok "$name"; else bad "$name (rc $rc)"; fi
+}
+
+if [ -e /sys/module/phyllo ]; then
+	echo "test-attach.sh: the phyllo module is loaded here; these tests need it absent"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+# a pty to attach to (its far end: an echo peer)
+"$bin" peer --echo --pty "$dir/pty" 2>/dev/null &
+pids="$pids $!"
+i=0
+while [ ! -L "$dir/pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+name=pts$(readlink "$dir/pty" | sed 's|/dev/pts/||')
+lock=$PHYLLO_LOCK_DIR/LCK..$name
+
+# a live holder named in the lock file
+sleep 60 &
+holder=$!
+pids="$pids $holder"
+printf '%10d\n' $holder >"$lock"
+fails "attach: a locked tty is refused, its holder named" "in use by process $holder (sleep)" \
+	"$bin" attach "$dir/pty" -f
+[ "$(cat "$lock")" -eq $holder ] && ok "the holder's lock file is left alone" ||
+	bad "the lock file changed"
+fails "detach: a lock naming no phyllo process is not obeyed" "which is not a phyllo attach" \
+	"$bin" detach "$dir/pty"
+kill -0 $holder 2>/dev/null && ok "and that process was not signalled" || bad "sleep was killed"
+
+# a stale lock (its process is gone) is taken over; attach then fails on
+# the missing module and removes its own lock
+printf '%10d\n' 999999 >"$lock"
+fails "attach: a stale lock is taken over" "modprobe phyllo" "$bin" attach "$dir/pty" -f
+[ ! -e "$lock" ] && ok "attach removed its lock when it failed" || bad "lock left: $(cat "$lock")"
+
+# flock, as libphyllo and other serial programs take it
+flock "$dir/pty" sleep 3 &
+pids="$pids $!"
+sleep 0.5
+fails "attach: a flocked tty is refused" "in use by another program" "$bin" attach "$dir/pty" -f
+fails "pub --tty: a flocked tty is refused" "in use by another program" \
+	"$bin" pub --tty "$dir/pty" t 1
+wait $!
+
+# detach
+fails "detach: no argument" "usage" "$bin" detach
+fails "detach /dev/phyllo0 without the module" "module is not loaded" "$bin" detach /dev/phyllo0
+fails "detach: a tty without the discipline" "carries no phyllo link" "$bin" detach "$dir/pty"
+fails "detach: not a tty" "not a serial port" "$bin" detach /dev/null
+# the process a lock names is stopped when it is a phyllo (here a peer)
+"$bin" peer --echo --pty "$dir/pty2" 2>/dev/null &
+victim=$!
+pids="$pids $victim"
+i=0
+while [ ! -L "$dir/pty2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+name2=pts$(readlink "$dir/pty2" | sed 's|/dev/pts/||')
+printf '%10d\n' $victim >"$PHYLLO_LOCK_DIR/LCK..$name2"
+if "$bin" detach "$dir/pty2" >"$dir/out" 2>"$dir/err" &&
+   grep -q "stopped phyllo attach (pid $victim)" "$dir/out" && ! kill -0 $victim 2>/dev/null; then
+	ok "detach stops the phyllo process the tty's lock names"
+else
+	bad "detach by lock: $(cat "$dir/out")"
+fi
+
+# list: a PID column (the module is absent here: its usage says so)
+"$bin" list --help | grep -q "pid of the 'phyllo attach'" && ok "list shows the attach pid" ||
+	bad "list --help"
+
+# hot-plug files, as make install puts them
+make -C "$top" --no-print-directory -s install-system DESTDIR="$dir/root" PREFIX=/usr \
+	>"$dir/err" 2>&1 && ok "make install-system" || bad "make install-system"
+rules=$dir/root/usr/lib/udev/rules.d/70-phyllo.rules
+unit=$dir/root/usr/lib/systemd/system/phyllo-attach@.service
+grep -q 'SUBSYSTEM=="phyllo", KERNEL=="phyllo\[0-9\]\*", GROUP="dialout", MODE="0660"' "$rules" &&
+	ok "udev: /dev/phylloN group dialout, 0660" || bad "udev rule (mode)"
+grep -q 'SYMLINK+="phyllo/by-tty/$attr{tty}"' "$rules" && ok "udev: /dev/phyllo/by-tty/TTY" ||
+	bad "udev rule (by-tty)"
+grep -q "ExecStart=/usr/bin/phyllo attach --foreground /dev/%I" "$unit" &&
+	grep -q "BindsTo=dev-%i.device" "$unit" && ok "unit: attach in the foreground, bound to the tty" ||
+	bad "unit contents"
+[ -f "$dir/root/usr/share/doc/phyllo/71-phyllo-attach.rules.example" ] &&
+	ok "the example rule that starts the unit by USB id" || bad "example rule"
+if command -v systemd-analyze >/dev/null; then
+	mkdir -p "$dir/units"
+	sed "s|/usr/bin/phyllo|$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")|" "$unit" \
+		>"$dir/units/phyllo-attach@.service"
+	# every warning counts (a mis-quoted Environment= is only a warning)
+	if systemd-analyze verify --man=no "$dir/units/phyllo-attach@ttyS0.service" \
+		>"$dir/err" 2>&1 && ! grep -q . "$dir/err"; then
+		ok "systemd-analyze verify phyllo-attach@ttyS0.service"
+	else
+		bad "systemd-analyze verify"
+	fi
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
