@@ -1,30 +1,50 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # kernel/kernel.mk - phyllo.ko and its tests, included by the top-level
-# Makefile; the scripts doing the work live in tests/kernel/.
-#   module       phyllo.ko for linux-headers-amd64: W=1 clean, uapi header
-#                standalone, checkpatch on the glue
-#   kunit        KUnit suites on UML from linux-source-6.1 (KASAN, lockdep,
-#                kmemleak, UBSAN); cached in ~/.cache/phyllo
-#   test-kernel  UML boots with phyllo.ko: ldattach, phyllo peer, /dev/phyllo0
-#   test-qemu    linux-image-amd64 under qemu (tcg): 1,000 units via ttyS1
+# Makefile; the scripts doing the work live in tests/kernel/ and tests/dkms/.
+# The kernels are Debian's (tests/kernel/kernel-get.sh): 6.1 (Debian 12),
+# 6.12 (bookworm-backports) and unstable (the newest, built in a cached
+# unstable chroot); everything fetched is cached in ~/.cache/phyllo.
+#   module       phyllo.ko for each of KERNELS: W=1 clean, uapi header
+#                standalone, checkpatch (6.12 tree) on the glue
+#   kunit        KUnit suites on UML from linux-source of each of
+#                KUNIT_KERNELS (KASAN, lockdep, kmemleak, UBSAN)
+#   test-kernel  UML (6.1) boots with phyllo.ko: ldattach, phyllo peer,
+#                /dev/phyllo0
+#   test-qemu    each of KERNELS' Debian image under qemu (tcg): ldattach,
+#                1,000 units through /dev/phyllo0 via ttyS1
+#   test-dkms    the phyllo-dkms package in a Debian 12 guest with systemd:
+#                DKMS builds for 6.1 and, on installing it, 6.12; after a
+#                reboot into 6.12, 1,000 units; apt remove
+#   deb          build/dkms/phyllo-dkms_<version>_all.deb
+
+KERNELS ?= 6.1 6.12 unstable
+KUNIT_KERNELS ?= 6.1
 
 CHECK_TARGETS += module kunit test-kernel test-qemu
 
-.PHONY: module kunit test-kernel test-qemu
+.PHONY: module kunit test-kernel test-qemu test-dkms deb
 
 module:
-	@scripts/deps.sh kernel qemu
-	tests/kernel/module.sh $(BUILD)
+	@scripts/deps.sh kernel qemu kernels
+	tests/kernel/module.sh $(BUILD) $(KERNELS)
 
 kunit:
-	@scripts/deps.sh kernel
-	tests/kernel/kunit.sh
+	@scripts/deps.sh kernel kernels
+	tests/kernel/kunit.sh $(KUNIT_KERNELS)
 
 test-kernel: $(HOST)/phyllo
 	@scripts/deps.sh kernel
 	tests/kernel/test-kernel.sh $(BUILD)
 
 test-qemu: module $(HOST)/phyllo
-	@scripts/deps.sh qemu
-	tests/kernel/test-qemu.sh $(BUILD)
+	@scripts/deps.sh qemu kernels
+	tests/kernel/test-qemu.sh $(BUILD) 1000 $(KERNELS)
+
+deb:
+	@scripts/deps.sh dkms
+	tests/dkms/deb.sh $(BUILD)
+
+test-dkms: $(HOST)/phyllo
+	@scripts/deps.sh dkms kernels
+	tests/dkms/test-dkms.sh $(BUILD) 1000
