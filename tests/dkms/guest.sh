@@ -38,7 +38,9 @@ stage1() {
 	modprobe phyllo || fail "modprobe phyllo on $kver"
 	rmmod phyllo || fail "rmmod phyllo"
 	step "apt install -t bookworm-backports linux-image-amd64 linux-headers-amd64"
-	apt_get install -t bookworm-backports linux-image-amd64 linux-headers-amd64 ||
+	# (--no-install-recommends: the cached packages are exactly these)
+	apt_get install --no-install-recommends -t bookworm-backports \
+		linux-image-amd64 linux-headers-amd64 ||
 		fail "installing the backports kernel"
 	new=$(ls /lib/modules | grep '^6\.12' | head -1)
 	[ -n "$new" ] || fail "no 6.12 kernel installed"

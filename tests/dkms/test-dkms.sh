@@ -44,7 +44,7 @@ boot() {
 	timeout 2400 qemu-system-x86_64 -accel tcg -smp 2 -m 1536 -no-reboot \
 		-display none -nic none -kernel "$2" -initrd "$3" \
 		-append "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service systemd.run=/root/phyllo-dkms-guest.sh systemd.run_success_action=poweroff systemd.run_failure_action=poweroff phyllo.count=$count" \
-		-drive "file=$out/disk.img,if=virtio,format=raw" \
+		-drive "file=$out/disk.img,if=virtio,format=raw,cache=unsafe" \
 		-serial "file:$out/$1.log" \
 		-serial "unix:$out/ttyS1.sock,server=on,wait=off" &
 	qemu=$!
