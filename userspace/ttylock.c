@@ -145,14 +145,16 @@ int ttylock_take(int fd, const char *path, const char *who)
 {
 	char name[64];
 
+	/* the lock file first: it names the holder */
+	if (!ttylock_name(path, name, sizeof(name)) && lock_uucp(name, path, who))
+		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		fprintf(stderr, "%s: %s is in use by another program (it holds a lock on it)\n",
 			who, path);
+		ttylock_release();
 		return -1;
 	}
-	if (ttylock_name(path, name, sizeof(name)))
-		return 0;
-	return lock_uucp(name, path, who);
+	return 0;
 }
 
 void ttylock_set_pid(void)

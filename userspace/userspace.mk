@@ -146,3 +146,12 @@ install-system:
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service
 	install -D -m 644 userspace/system/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
+
+# What needs the module: attach, detach and hang-up, libphyllo on
+# /dev/phylloN, in Debian's kernel under qemu (tests/userspace/test-guest.sh).
+CHECK_TARGETS += test-guest-attach
+.PHONY: test-guest-attach
+test-guest-attach: $(HOST)/phyllo $(HOST)/libphyllo.a
+	@scripts/deps.sh core qemu
+	@$(MAKE) --no-print-directory demo-kmod >/dev/null
+	tests/userspace/test-guest.sh $(BUILD)

@@ -260,11 +260,12 @@ int phyllo_open(struct phyllo **h, const char *path, const struct phyllo_options
 	if (fd < 0)
 		return -errno;
 	if (isatty(fd) && o->transport != PHYLLO_TRANSPORT_KERNEL) {
+		/* the discipline runs the protocol there already: use its device */
 		kfd = lib_ldisc_unit_fd(fd);
 		if (kfd < 0)
 			return lib_start(h, fd, false, true, o);
 		close(fd);
-		fd = kfd;
+		return lib_start(h, kfd, true, false, o);
 	}
 	if (o->transport == PHYLLO_TRANSPORT_TTY ||
 	    ioctl(fd, PHYLLO_IOC_GET_STATE, &ls) != 0) {

@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# test-guest.sh BUILD - the pieces that need the kernel module, in Debian's
+# kernel under qemu (TCG): guest-attach.sh with phyllo.ko, the phyllo tool
+# and the README's example program linked with libphyllo.a. Exits 0 only
+# if the guest says every step passed.
+set -eu
+build=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kver=$("$top/tests/qemu/kver.sh")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+sed -n '/^## libphyllo/,/^## /p' "$top/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' \
+	>"$work/ping.c"
+cc -Wall -Wextra -Werror -I"$top/userspace/include" "$work/ping.c" "$build/host/libphyllo.a" \
+	-ljansson -lm -o "$work/ping-example"
+"$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
+	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
+	"$work/ping-example:/bin/ping-example" "$top/tests/userspace/guest-attach.sh:/attach.sh"
+echo "test-guest: Linux $kver in qemu (TCG): attach, detach, hang-up, libphyllo on /dev/phyllo0"
+timeout 600 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
+	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
+	-append "console=ttyS0 panic=-1 quiet phyllo.run=/attach.sh" -serial stdio \
+	</dev/null 2>&1 | tee "$work/console.log" | grep -e '^ok' -e '^FAIL' -e '^guest' -e '^     ' || true
+grep -q '^GUEST-EXIT 0' "$work/console.log" || {
+	echo "test-guest: FAILED; the console's end:"
+	tail -15 "$work/console.log"
+	exit 1
+}
