@@ -151,18 +151,32 @@ void phyllo_lib_io_events(struct phyllo *h, uint32_t events)
 		h->ep_events = events;
 }
 
+/*
+ * The library's own waits look at the link only (its fd, the core's
+ * timer), not at the event fd: that one stays readable while units wait
+ * for the application, which is no reason for a request or a flush to
+ * wake.
+ */
 int phyllo_lib_wait(struct phyllo *h, int64_t deadline_ms)
 {
-	struct epoll_event ev[4];
-	int timeout = -1, n;
+	struct pollfd p[2] = {
+		{ .fd = h->ep_events ? h->io_fd : -1, .events = 0 },
+		{ .fd = h->timer_fd, .events = POLLIN },
+	};
+	int timeout = -1;
 
+	/* the kernel keeps what a full queue cannot take: no reason to wake */
+	if ((h->ep_events & EPOLLIN) && (h->t->kind != PHYLLO_TRANSPORT_KERNEL ||
+					 h->q_n < h->q_cap || h->req_active))
+		p[0].events |= POLLIN;
+	if (h->ep_events & EPOLLOUT)
+		p[0].events |= POLLOUT;
 	if (deadline_ms >= 0) {
 		int64_t left = deadline_ms - phyllo_lib_now_ms();
 
 		timeout = left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
 	}
-	n = epoll_wait(h->ep_fd, ev, 4, timeout);
-	if (n < 0 && errno != EINTR)
+	if (poll(p, 2, timeout) < 0 && errno != EINTR)
 		return -errno;
 	return 0;
 }

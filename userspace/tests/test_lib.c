@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -160,6 +161,40 @@ static void lib_request_gets_the_reply_and_keeps_the_rest(void)
 	srv.stop = 1;
 	pthread_join(th, NULL);
 	PTEST_EXPECT_EQ(phyllo_request(a, "ping", one, 1, &m, 200), -ETIMEDOUT);
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Units waiting in the queue keep phyllo_fd() readable; a request that
+ * waits meanwhile must still sleep, not spin. */
+static void lib_request_sleeps_while_units_wait(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	double cpu;
+	int i;
+
+	pair(&a, &b, NULL);
+	for (i = 0; i < 3; i++)	/* within a's window: b is not running */
+		PTEST_EXPECT_EQ(phyllo_publish_json(a, "x", "1", 0), 0);
+	for (i = 0; i < 200 && phyllo_dispatch(b) < 3; i++) {
+		phyllo_dispatch(a);
+		usleep(5000);
+	}
+	PTEST_EXPECT_EQ(phyllo_dispatch(b), 3);
+	cpu = cpu_s();
+	PTEST_EXPECT_EQ(phyllo_request(b, "nobody", "\x01", 1, &m, 500), -ETIMEDOUT);
+	PTEST_EXPECT(cpu_s() - cpu < 0.25);
+	PTEST_EXPECT_EQ(phyllo_recv(b, &m, 0), 0);	/* still there */
 	phyllo_close(a);
 	phyllo_close(b);
 }
@@ -337,6 +372,7 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_publish_reaches_subscriber),
 	PTEST_CASE(lib_subscriptions_filter_by_topic_and_type),
 	PTEST_CASE(lib_request_gets_the_reply_and_keeps_the_rest),
+	PTEST_CASE(lib_request_sleeps_while_units_wait),
 	PTEST_CASE(lib_fd_is_readable_when_a_unit_waits),
 	PTEST_CASE(lib_nonblocking_send_says_eagain),
 	PTEST_CASE(lib_small_queue_holds_the_link_and_loses_nothing),
