@@ -147,11 +147,12 @@ install-system:
 	install -D -m 644 userspace/system/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
 
-# What needs the module: attach, detach and hang-up, libphyllo on
-# /dev/phylloN, in Debian's kernel under qemu (tests/userspace/test-guest.sh).
+# What needs the module: attach, detach and hang-up, libphyllo and the
+# Python package on /dev/phylloN, in Debian's kernel under qemu
+# (tests/userspace/test-guest.sh).
 CHECK_TARGETS += test-guest-attach
 .PHONY: test-guest-attach
-test-guest-attach: $(HOST)/phyllo $(HOST)/libphyllo.a
-	@scripts/deps.sh core qemu
+test-guest-attach: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO)
+	@scripts/deps.sh core qemu python
 	@$(MAKE) --no-print-directory demo-kmod >/dev/null
 	tests/userspace/test-guest.sh $(BUILD)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Runs inside the qemu guest of test-guest.sh, with phyllo.ko loaded: the
 # attach process's life (lock, list, detach, hang-up) and libphyllo on
-# /dev/phylloN (the README's example, the tool). Its far end is `phyllo
+# /dev/phylloN (the README's example, the tool, the Python package). Its far end is `phyllo
 # peer --echo` on a pty. Prints "guest attach: N passed, N failed".
 set -u
 pass=0
@@ -50,6 +50,10 @@ out=$(phyllo pub -d "$dev" --reply servo 90 2>/tmp/err)
 phyllo echo -d "$dev" -n 200 --payload counter --json >/tmp/out 2>/tmp/err &&
 	grep -q '"received":200,' /tmp/out && ok "200 echoes on $dev through libphyllo" ||
 	bad "echo on $dev"
+# the Python package on the kernel transport
+PHYLLO_LIBRARY=/lib/libphyllo.so.0 PYTHONPATH=/py:/usr/lib/python3/dist-packages \
+	python3 -S /py/guest-python.py "$dev" >/tmp/out 2>/tmp/err &&
+	grep -q "python on $dev: ok" /tmp/out && ok "$(cat /tmp/out)" || bad "python on $dev"
 # a tty that carries the discipline is used through its /dev/phylloN
 out=$(phyllo pub --tty /tmp/pty --reply servo 5 2>/tmp/err)
 [ "$out" = "servo 5" ] && ok "--tty on the attached tty goes through $dev: $out" ||
