@@ -63,9 +63,10 @@ fails "attach: a stale lock is taken over" "modprobe phyllo" "$bin" attach "$dir
 [ ! -e "$lock" ] && ok "attach removed its lock when it failed" || bad "lock left: $(cat "$lock")"
 
 # flock, as libphyllo and other serial programs take it
-flock "$dir/pty" sleep 3 &
+flock "$dir/pty" sleep 5 &
 pids="$pids $!"
-sleep 0.5
+i=0
+while flock -n "$dir/pty" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 fails "attach: a flocked tty is refused" "in use by another program" "$bin" attach "$dir/pty" -f
 fails "pub --tty: a flocked tty is refused" "in use by another program" \
 	"$bin" pub --tty "$dir/pty" t 1

@@ -77,9 +77,10 @@ fails "sub --tty: nothing published" "no message within 1 s" \
 fails "pub: bad JSON before anything is opened" "not a JSON value" \
 	"$bin" pub --tty "$dir/pty" servo 90.
 # one user of a port at a time
-"$bin" sub --tty "$dir/pty" -t 3 nothing >/dev/null 2>&1 &
+"$bin" sub --tty "$dir/pty" -t 5 nothing >/dev/null 2>&1 &
 holder=$!
-sleep 1
+i=0	# until it holds the port's lock
+while flock -n "$dir/pty" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 fails "a port in use is refused" "in use by another program" "$bin" stats --tty "$dir/pty"
 wait $holder
 printf 'keep\n' >"$dir/file"
