@@ -7,7 +7,13 @@
 #   phyllo      the tool (optimised, linked with libphyllo.a), what users and
 #               the kernel and firmware tests run
 #   phyllo-san  the same with ASan + UBSan, what the userspace tests run
-# JSON is Debian's jansson (deps.sh core).
+# JSON is Debian's jansson (deps.sh core). Targets (check: in make check):
+#   test-userspace     check: the tool (tests/userspace/*.sh), make install
+#   test-lib           check: libphyllo's unit tests, ASan + UBSan
+#   test-python        check: the Python package (python/), pytest
+#   test-guest-attach  check: attach/detach/hang-up, the library and Python
+#                      on /dev/phylloN, in Debian's kernel under qemu
+#   install-lib, install-system: parts of the top-level `make install`
 
 # The release, as in debian/changelog and dkms.conf.
 PHYLLO_VERSION := 0.1.0
