@@ -94,11 +94,11 @@ int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
 	s->preset = preset;
 	s->out = *out;
 	phyllo_cobs_rx_init(&s->rx);
-	if (preset == PHYLLO_PRESET_STANDARD) {
+	/* Nothing is written here: the first poll sends the SYN, so a glue
+	 * can set its trace context (and anything else) first. */
+	(void)now_ms;
+	if (preset == PHYLLO_PRESET_STANDARD)
 		ret = phyllo_arq_init(&s->arq, arq_cfg ? arq_cfg : &def, &link, &s->stats, nonce);
-		if (ret == 0)
-			phyllo_arq_poll(&s->arq, now_ms);
-	}
 	return ret;
 }
 

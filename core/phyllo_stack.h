@@ -10,6 +10,8 @@
  * payload of at most phyllo_stack_mtu() bytes; usually type 0x60 (pub-sub).
  *
  * Contract:
+ *  - phyllo_stack_init() writes nothing; the first poll starts the
+ *    handshake (standard preset).
  *  - phyllo_stack_receive() consumes bytes until one unit is ready (then it
  *    stops, so the caller handles one unit at a time) or the bytes run out.
  *    The unit points into the stack and stays valid until the next receive.

@@ -63,6 +63,8 @@ static void glue_exit(struct kunit *test)
 	}
 }
 
+static void glue_kick(struct phyllo_link *link);
+
 static struct phyllo_link *glue_link_cfg(struct kunit *test, int i,
 					 struct phyllo_link_config *cfg,
 					 u32 rxq_units)
@@ -79,6 +81,7 @@ static struct phyllo_link *glue_link_cfg(struct kunit *test, int i,
 	KUNIT_ASSERT_FALSE(test, IS_ERR(link));
 	link->clock = glue_clock;
 	ctx->link[i] = link;
+	glue_kick(link);	/* as phyllo_link_start() does: the first SYN */
 	return link;
 }
 
