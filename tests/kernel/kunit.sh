@@ -19,8 +19,11 @@ for name in "$@"; do
 	build=$top/kunit
 	mkdir -p "$build"
 	start=$(date +%s)
+	# A kernel's own additions: kunitconfig-<name>, when there is one.
+	extra=
+	[ -f "$here/kunitconfig-$name" ] && extra=--kunitconfig="$here/kunitconfig-$name"
 	(cd "$top/src" && python3 tools/testing/kunit/kunit.py run --build_dir="$build" \
-		--kunitconfig="$here/kunitconfig" --make_options CC="ccache gcc" \
+		--kunitconfig="$here/kunitconfig" $extra --make_options CC="ccache gcc" \
 		--jobs "$jobs" --timeout 600) | tee "$build/kunit-run.txt"
 	grep -q "Testing complete. Ran [0-9]* tests: passed: [0-9]*$" "$build/kunit-run.txt" || {
 		echo "kunit: $name: not every test passed" >&2
