@@ -57,6 +57,7 @@ PHYLLO_CORE_SUITE(layers);
 PHYLLO_CORE_SUITE(msgpack);
 PHYLLO_CORE_SUITE(stack);
 PHYLLO_CORE_SUITE(arq);
+PHYLLO_CORE_SUITE(session);
 
 /* Every suite the core lists must be mapped above, or it would not run. */
 static void core_suites_all_mapped(struct kunit *test)
@@ -65,6 +66,7 @@ static void core_suites_all_mapped(struct kunit *test)
 	static const struct ptest_suite *const mapped[] = {
 		&phyllo_suite_cobs, &phyllo_suite_crc, &phyllo_suite_layers,
 		&phyllo_suite_msgpack, &phyllo_suite_stack, &phyllo_suite_arq,
+		&phyllo_suite_session,
 	};
 	unsigned int i, j;
 

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * test_arq_harness.h - the scripted peer of the reliable layer's suites
+ * (test_arq.c, test_session.c): one layer under test, every unit it sends
+ * captured, and peer()/peer_raw() to play the other side by hand. Each
+ * suite file gets its own copy (static), so each runs alone on a small MCU.
+ */
+#ifndef PHYLLO_TEST_ARQ_HARNESS_H
+#define PHYLLO_TEST_ARQ_HARNESS_H
+
+#include <string.h>
+#include "ptest.h"
+#include "phyllo_arq.h"
+
+static struct phyllo_arq a;
+static struct phyllo_stats stats;
+
+/* The last units the layer sent: header and payload length. */
+#define LOG_MAX 16
+static uint8_t log_hdr[LOG_MAX][PHYLLO_RELIABLE_HDR];
+static uint16_t log_len[LOG_MAX];
+static unsigned int log_n;
+
+static void link_send(void *ctx, const uint8_t *hdr, uint8_t nhdr,
+		      const uint8_t *body, uint16_t nbody)
+{
+	(void)ctx;
+	(void)body;
+	(void)nhdr;
+	if (log_n < LOG_MAX) {
+		memcpy(log_hdr[log_n], hdr, PHYLLO_RELIABLE_HDR);
+		log_len[log_n] = nbody;
+	}
+	log_n++;
+}
+
+static const struct phyllo_arq_link test_link = { link_send, NULL };
+
+static void arq_fresh(bool handshake, uint8_t window)
+{
+	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
+
+	cfg.handshake = handshake;
+	cfg.window = window;
+	memset(&stats, 0, sizeof(stats));
+	PTEST_EXPECT_EQ(phyllo_arq_init(&a, &cfg, &test_link, &stats, 0x42), 0);
+	log_n = 0;
+}
+
+/* Deliver a unit from the peer, then poll as every glue does. Receive
+ * itself must never write: checked here for every unit of every case. */
+static int peer(uint8_t seq, uint8_t ack, uint8_t flags, uint8_t type, uint32_t now,
+		struct phyllo_unit *u)
+{
+	uint8_t p[6] = { seq, ack, flags, type, 0xAB, 0xCD };
+	struct phyllo_unit dummy;
+	unsigned int before = log_n;
+	int ret = phyllo_arq_receive(&a, p, sizeof(p), now, u ? u : &dummy);
+
+	PTEST_EXPECT_EQ(log_n, before);
+	phyllo_arq_poll(&a, now);
+	return ret;
+}
+
+/* A raw reliable payload from the peer, then a poll, as peer() does. */
+static int peer_raw(const uint8_t *p, uint16_t n, uint32_t now, struct phyllo_unit *u)
+{
+	struct phyllo_unit dummy;
+	unsigned int before = log_n;
+	int ret = phyllo_arq_receive(&a, p, n, now, u ? u : &dummy);
+
+	PTEST_EXPECT_EQ(log_n, before);
+	phyllo_arq_poll(&a, now);
+	return ret;
+}
+
+static void arq_open_by_hand(uint8_t window)
+{
+	arq_fresh(true, window);
+	phyllo_arq_poll(&a, 0);
+	peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 0, NULL);
+	log_n = 0;
+}
+
+#endif /* PHYLLO_TEST_ARQ_HARNESS_H */
