@@ -36,7 +36,7 @@ static void arq_stray_synack_keeps_session_and_window(void)
 	static const uint8_t again[] = { 0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 1 };
 	uint8_t before;
 
-	arq_open_by_hand(8);
+	arq_open_by_hand(PHYLLO_ARQ_WINDOW_MAX);
 	before = a.peer_window;
 	peer_raw(stray, sizeof(stray), 1, NULL);
 	PTEST_EXPECT_EQ(stats.rx_ctrl_stale, 1);
@@ -96,30 +96,31 @@ static void arq_refuse_unaccepts_and_asks_again(void)
  * receive writes nothing and the poll resends once. */
 static void arq_nak_burst_resends_once_per_poll(void)
 {
+	const uint8_t w = PHYLLO_ARQ_WINDOW_MAX;
 	uint8_t i, p[4] = { 0, 0, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK | PHYLLO_FLAG_NAK, 0 };
 	struct phyllo_unit u;
 
-	arq_open_by_hand(8);
-	for (i = 0; i < 8; i++)
+	arq_open_by_hand(w);
+	for (i = 0; i < w; i++)
 		phyllo_arq_send(&a, 0x60, &i, 1, 0);
 	log_n = 0;
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i <= w; i++) {	/* each acks one more, the last all */
 		p[1] = i;
 		phyllo_arq_receive(&a, p, sizeof(p), 1, &u);
 	}
 	PTEST_EXPECT_EQ(log_n, 0);
 	phyllo_arq_poll(&a, 1);
-	PTEST_EXPECT_EQ(log_n, 0);	/* all 8 acknowledged by the 9th */
-	for (i = 0; i < 8; i++)
+	PTEST_EXPECT_EQ(log_n, 0);	/* all acknowledged by the last */
+	for (i = 0; i < w; i++)
 		phyllo_arq_send(&a, 0x60, &i, 1, 1);
 	log_n = 0;
-	for (i = 0; i < 9; i++) {	/* positions 8..15, then 15 again */
-		p[1] = (uint8_t)(8 + (i < 8 ? i : 7));
+	for (i = 0; i <= w; i++) {	/* positions w..2w-1, then 2w-1 again */
+		p[1] = (uint8_t)(w + (i < w ? i : w - 1));
 		phyllo_arq_receive(&a, p, sizeof(p), 2, &u);
 	}
 	phyllo_arq_poll(&a, 2);
 	PTEST_EXPECT_EQ(log_n, 1);	/* one resend of the one left */
-	PTEST_EXPECT(log_n <= PHYLLO_ARQ_POLL_FRAMES(8));
+	PTEST_EXPECT(log_n <= PHYLLO_ARQ_POLL_FRAMES(w));
 	/* the same position again within an RTO: nothing */
 	phyllo_arq_receive(&a, p, sizeof(p), 3, &u);
 	phyllo_arq_poll(&a, 3);
