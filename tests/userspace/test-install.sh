@@ -35,6 +35,12 @@ extra=$(nm -D --defined-only "$r/lib/libphyllo.so" | awk '{print $3}' | grep -v 
 core=$(nm -D --defined-only "$r/lib/libphyllo.so" | awk '{print $3}' |
 	grep -E '^phyllo_(stack|arq|cobs|crc|mp|pubsub|doc|datagram|validated|chunk)_' || true)
 [ -z "$extra$core" ] && ok "exports only the API" || bad "exports more: $extra $core"
+undocumented=
+for sym in $(nm -D --defined-only "$r/lib/libphyllo.so" | awk '{print $3}'); do
+	[ -f "$r/share/man/man3/$sym.3" ] || undocumented="$undocumented $sym"
+done
+[ -z "$undocumented" ] && ok "every exported function has a man page" ||
+	bad "no man page for:$undocumented"
 
 # the README's example program: the first C block after "## libphyllo"
 sed -n '/^## libphyllo/,/^## /p' "$top/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' \
