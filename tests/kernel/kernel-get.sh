@@ -25,12 +25,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}
 name=$1
 
-# dep PKG PREFIX: the first dependency of PKG whose name starts with PREFIX
-dep() {
-	apt-cache depends "$1" 2>/dev/null |
-		sed -n "s/^ *Depends: \($2[^ ]*\).*/\1/p" | head -1
-}
-
 # unpack DIR DEB...: dpkg-deb -x each into DIR/root, once.
 unpack() {
 	d=$1
@@ -49,7 +43,9 @@ unpack() {
 
 case $name in
 6.1)
-	kver=$(dep linux-headers-amd64 linux-headers- | sed 's/^linux-headers-//')
+	# The installed metapackage's dependency, not the archive's newest.
+	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+		grep -o 'linux-headers-[^ ,]*' | sed 's/^linux-headers-//' | head -1)
 	[ -n "$kver" ] || { echo "kernel-get: linux-headers-amd64 is not installed" >&2; exit 1; }
 	echo "kver=$kver"
 	echo "kdir=/lib/modules/$kver/build"
