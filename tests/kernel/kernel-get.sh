@@ -25,7 +25,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}
 name=$1
 
-# unpack DIR DEB...: dpkg-deb -x each into DIR/root, once.
+# unpack DIR CMD...: run CMD in a fresh download folder (it fetches .debs),
+# then dpkg-deb -x each into DIR/root; once per DIR.
 unpack() {
 	d=$1
 	shift
