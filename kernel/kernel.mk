@@ -8,8 +8,7 @@
 #   module       phyllo.ko for each of KERNELS: W=1 clean, uapi header
 #                standalone, checkpatch (6.12 tree) on the glue
 #   kunit        KUnit suites on UML from linux-source of each of
-#                KUNIT_KERNELS (KASAN, lockdep, kmemleak, UBSAN); check runs
-#                6.1, `make kunit KUNIT_KERNELS="6.1 6.12"` adds 6.12
+#                KUNIT_KERNELS (KASAN, lockdep, kmemleak, UBSAN): 6.1, 6.12
 #   test-kernel  UML (6.1) boots with phyllo.ko: ldattach, phyllo peer,
 #                /dev/phyllo0
 #   test-qemu    each of KERNELS' Debian image under qemu (tcg): ldattach,
@@ -24,7 +23,7 @@
 #   deb          build/dkms/phyllo-dkms_<version>_all.deb
 
 KERNELS ?= 6.1 6.12 unstable
-KUNIT_KERNELS ?= 6.1
+KUNIT_KERNELS ?= 6.1 6.12
 
 CHECK_TARGETS += module kunit test-kernel test-qemu test-dkms-short
 
