@@ -315,11 +315,18 @@ static void arq_stale_control(struct phyllo_arq *a)
 	a->stats->rx_ctrl_stale++;
 }
 
+/* The sender's nonce in a SYN or SYN|ACK: all 32 bits when the peer sends
+ * them, else the low byte in seq. */
+static uint32_t arq_syn_nonce(const uint8_t *p, const uint8_t *body, uint16_t nbody)
+{
+	return nbody >= 5 ? arq_get32(body + 1) : p[0];
+}
+
 /* SYN|ACK: opens the session only when it answers our SYN under way. */
 static void arq_on_synack(struct phyllo_arq *a, const uint8_t *p, const uint8_t *body,
 			  uint16_t nbody, uint32_t now)
 {
-	uint32_t nonce = nbody >= 5 ? arq_get32(body + 1) : p[0];
+	uint32_t nonce = arq_syn_nonce(p, body, nbody);
 	bool ours = nbody >= 9 ? arq_get32(body + 5) == a->local_nonce
 			       : p[1] == (uint8_t)a->local_nonce;
 
@@ -335,8 +342,7 @@ static void arq_on_synack(struct phyllo_arq *a, const uint8_t *p, const uint8_t 
 static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *body,
 		       uint16_t nbody, uint32_t now)
 {
-	/* The full 32-bit nonces when the peer sends them, else the low byte. */
-	uint32_t nonce = nbody >= 5 ? arq_get32(body + 1) : p[0];
+	uint32_t nonce = arq_syn_nonce(p, body, nbody);
 
 	if (a->state == PHYLLO_ARQ_OPEN && a->peer_known && nonce == a->peer_nonce) {
 		/*

@@ -256,11 +256,8 @@ static struct phyllo_rxunit *phyllo_file_take_locked(struct phyllo_file *pf,
 	link->rxq_bytes -= ru->len;
 	pf->stats.rx_units++;
 	pf->full = false;
-	if (link->stack.preset == PHYLLO_PRESET_STANDARD &&
-	    link->stack.arq.hold_dropped) {
-		phyllo_link_room_locked(link);
+	if (phyllo_link_room_locked(link))
 		phyllo_link_kick_locked(link);
-	}
 	*err = 0;
 	return ru;
 }

@@ -348,14 +348,18 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	wake_up_interruptible_all(&link->wait);
 }
 
-/* A file made room: ask the peer for what was refused (a NAK, owed to the
- * next poll, which the caller's kick runs).
+/*
+ * A file made room: ask the peer for what was refused (a NAK, owed to the
+ * next poll, which the caller's kick runs). True if there was something
+ * to ask for.
  */
-void phyllo_link_room_locked(struct phyllo_link *link)
+bool phyllo_link_room_locked(struct phyllo_link *link)
 {
-	if (link->stack.preset == PHYLLO_PRESET_STANDARD &&
-	    link->stack.arq.hold_dropped)
-		phyllo_arq_hold(&link->stack.arq, false);
+	if (link->stack.preset != PHYLLO_PRESET_STANDARD ||
+	    !link->stack.arq.hold_dropped)
+		return false;
+	phyllo_arq_hold(&link->stack.arq, false);
+	return true;
 }
 
 /*

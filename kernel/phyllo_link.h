@@ -139,7 +139,7 @@ int phyllo_link_configure(struct phyllo_link *link,
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count);
 void phyllo_link_kick_locked(struct phyllo_link *link);
-void phyllo_link_room_locked(struct phyllo_link *link);
+bool phyllo_link_room_locked(struct phyllo_link *link);
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable);
 int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 			    size_t len, bool reliable);
