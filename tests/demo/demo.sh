@@ -9,7 +9,8 @@
 # guest-demo.sh. Exits 0 only if the guest says every step passed.
 #
 # Expects what `make demo` builds: build/host/phyllo, build/host/phyllo-simavr,
-# the Uno firmware and phyllo.ko for the installed kernel (in BUILD/kmod/KVER).
+# the Uno firmware, phyllo.ko for the installed kernel (in BUILD/kmod/KVER)
+# and the README's libphyllo example (BUILD/demo/example: readme-example.sh).
 set -eu
 count=${1:-200}
 cli=${2:-0}	# 1: also run the CLI error-path tests in the guest
@@ -21,11 +22,13 @@ work=$(mktemp -d)
 sim_pid=
 trap '[ -n "$sim_pid" ] && kill $sim_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 
-echo "demo: [1/3] initramfs: busybox, phyllo.ko ($kver), ldattach, the phyllo tool"
+ex=$build/demo/example
+echo "demo: [1/3] initramfs: busybox, phyllo.ko ($kver), ldattach, the phyllo tool, the README's example"
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
 	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
 	"$(command -v ldattach):/sbin/ldattach" "$top/tests/demo/guest-demo.sh:/demo.sh" \
-	"$top/tests/demo/guest-cli.sh:/cli.sh"
+	"$top/tests/demo/guest-cli.sh:/cli.sh" "$ex/ping:/bin/ping-example" \
+	"$ex/root/usr/lib/libphyllo.so.0:/usr/lib/libphyllo.so.0"
 
 echo "demo: [2/3] the Uno: $fw on simavr at 115200 baud"
 "$build/host/phyllo-simavr" --pty --link "$work/uno" --seconds 3600 "$fw" >"$work/sim.log" 2>&1 &

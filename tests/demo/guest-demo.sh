@@ -24,6 +24,8 @@ phyllo list
 step "phyllo pub --reply ping 1   (the board answers with a counter)"
 phyllo pub --reply -t 10 ping 1 || fail=1
 phyllo pub --reply -t 10 ping 1 || fail=1
+step "ping-example   (README.md's libphyllo program, built with pkg-config: publishes temp, asks ping)"
+ping-example /dev/phyllo0 || fail=1
 step "phyllo pub blink true / false   (the board's LED)"
 phyllo pub blink true || fail=1
 phyllo pub blink false || fail=1

@@ -20,8 +20,10 @@ trap '[ -n "$board" ] && kill $board 2>/dev/null; rm -rf "$d"' EXIT
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$d/err" ] && sed 's/^/     /' "$d/err"; }
 
-$make -C "$top" --no-print-directory -s install DESTDIR="$d/root" PREFIX=/usr >"$d/err" 2>&1 &&
-	ok "make install DESTDIR=... PREFIX=/usr" || bad "make install"
+# make install, the example taken from README.md and built with pkg-config
+"$top/tests/userspace/readme-example.sh" "$make" "$d" 2>"$d/err" &&
+	ok "make install DESTDIR=... PREFIX=/usr; README example ($(wc -l <"$d/ping.c") lines) built with cc \$(pkg-config --cflags --libs phyllo)" ||
+	bad "make install, or the README example's build"
 r=$d/root/usr
 for f in bin/phyllo share/man/man1/phyllo.1 share/man/man4/phyllo.4 include/libphyllo.h \
 	lib/libphyllo.a lib/libphyllo.so lib/libphyllo.so.0 lib/pkgconfig/phyllo.pc \
@@ -42,17 +44,9 @@ done
 [ -z "$undocumented" ] && ok "every exported function has a man page" ||
 	bad "no man page for:$undocumented"
 
-# the README's example program: the first C block after "## libphyllo"
-sed -n '/^## libphyllo/,/^## /p' "$top/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' \
-	>"$d/ping.c"
-[ -s "$d/ping.c" ] && ok "README example extracted ($(wc -l <"$d/ping.c") lines)" ||
-	bad "no example in README.md"
 export PKG_CONFIG_SYSROOT_DIR="$d/root" PKG_CONFIG_PATH="$r/lib/pkgconfig"
 pkg-config --modversion phyllo >"$d/ver" 2>"$d/err" && ok "pkg-config phyllo: $(cat "$d/ver")" ||
 	bad "pkg-config phyllo"
-# shellcheck disable=SC2046
-cc -Wall -Wextra -Werror "$d/ping.c" $(pkg-config --cflags --libs phyllo) -o "$d/ping" \
-	2>"$d/err" && ok "cc ping.c \$(pkg-config --cflags --libs phyllo)" || bad "build (shared)"
 # shellcheck disable=SC2046
 cc -Wall -Wextra -Werror "$d/ping.c" $(pkg-config --cflags phyllo) "$r/lib/libphyllo.a" \
 	$(pkg-config --static --libs-only-l phyllo | sed 's/-lphyllo//') -o "$d/ping-static" \
