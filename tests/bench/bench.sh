@@ -20,11 +20,11 @@ mkdir -p "$build/bench"
 
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
 	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$bin:/bin/phyllo" \
-	"$top/tests/bench/guest-bench.sh:/bench.sh"
+	"$top/tests/bench/guest-bench.sh:/bench.sh" "$build/host/lib-overhead:/bin/lib-overhead"
 echo "bench: booting Linux $kver (2 vCPUs, TCG); $n1 round trips, $n2 streamed units per path"
 qemu-system-x86_64 -accel tcg -m 512M -smp 2 -display none -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bench.sh phyllo.n1=$n1 phyllo.n2=$n2 phyllo.pause=${PAUSE:-50} phyllo.n3=${N3:-400}" \
+	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bench.sh phyllo.n1=$n1 phyllo.n2=$n2 phyllo.pause=${PAUSE:-50} phyllo.n3=${N3:-400} phyllo.n4=${N4:-1000}" \
 	-serial "file:$work/console.log" \
 	-chardev "socket,id=s1,path=$work/s1,server=on,wait=off" -serial chardev:s1 \
 	-chardev "socket,id=s2,path=$work/s2,server=on,wait=off" -serial chardev:s2 \

@@ -29,6 +29,9 @@ phyllo echo -d "$dev" -n "$n1" -w 1 --json >/tmp/r; result rtt-kernel-idle
 load_start
 phyllo echo -d "$dev" -n "$n1" -w 1 --json >/tmp/r; result rtt-kernel-load
 load_stop
+# libphyllo's cost per message against bare read/write on the same link
+n4=$(sed -n 's/.*phyllo\.n4=\([0-9]*\).*/\1/p' /proc/cmdline)
+lib-overhead "$dev" "${n4:-1000}" >/tmp/r; result lib-overhead
 kill $attach_pid; sleep 0.5
 stty -F /dev/ttyS1 raw -echo 115200
 phyllo peer --client -d /dev/ttyS1 -n "$n1" -w 1 >/tmp/r; result rtt-user-idle

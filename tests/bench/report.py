@@ -88,6 +88,24 @@ def ack_service_table(r):
     return rows, out
 
 
+def lib_table(r):
+    d = r.get("lib-overhead", {})
+    print("4. libphyllo against bare read/write on /dev/phyllo0 (publish + echo, stop-and-wait)")
+    print(f"{'path':<10} {'n':>5} {'cpu us/msg':>10} {'rtt p50 us':>10} {'rtt p99 us':>10}")
+    for path in ("raw", "lib"):
+        p = d.get(path, {})
+        print(f"{path:<10} {p.get('n', 0):>5} {p.get('cpu_us_per_msg', 0):>10.2f} "
+              f"{p.get('rtt_p50_us', 0):>10.0f} {p.get('rtt_p99_us', 0):>10.0f}")
+    raw, lib = d.get("raw", {}), d.get("lib", {})
+    out = {"cpu_lib_over_raw": d.get("cpu_lib_over_raw", float("inf")),
+           "cpu_us_added_per_msg": lib.get("cpu_us_per_msg", 0) - raw.get("cpu_us_per_msg", 0),
+           "rtt_p50_lib_over_raw": ratio(lib.get("rtt_p50_us", 0), raw.get("rtt_p50_us", 0))}
+    print(f"  library/raw: CPU per message {out['cpu_lib_over_raw']:.2f} "
+          f"({out['cpu_us_added_per_msg']:+.1f} us), round trip p50 "
+          f"{out['rtt_p50_lib_over_raw']:.3f}")
+    return d, out
+
+
 def verdicts(rtt, ack):
     says = []
     if rtt["idle"]["msgs_per_s_kernel_over_user"] < 1.0:
@@ -110,6 +128,8 @@ def main():
     print()
     rows3, svc = ack_service_table(r)
     print()
+    rows4, lib = lib_table(r)
+    print()
     missed = verdicts(rtt, ack)
     if svc["50"]["p99"] > 0.1:
         missed.append("sleeping app: the kernel's tty-layer ACK p99 is more than 0.1x userspace's")
@@ -118,7 +138,8 @@ def main():
                "round_trip_ratios": rtt, "link_service": rows2,
                "link_service_ratios": ack, "targets_missed": missed,
                "drain": {k: r.get(k) for k in ("drain-kernel", "drain-user")},
-               "ack_service": rows3, "ack_service_ratios": svc},
+               "ack_service": rows3, "ack_service_ratios": svc,
+               "library": rows4, "library_ratios": lib},
               open(sys.argv[2], "w"), indent=1)
     print(f"written: {sys.argv[2]}")
 
