@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * uart_ring.h - the two rings behind uart.h, shared by the AVR USART
+ * drivers: uart.c (ATmega328P, ATmega32U4) and megaavr/mega0_usart.c
+ * (ATmega4809). A driver keeps its registers, its set-up and its interrupt
+ * vectors; the rings, the receive handler's ring work, the main loop's
+ * peek/consume and the batched write are here, once. (The transmit
+ * handler stays with each driver: it writes the data register between
+ * taking the byte and moving the tail, which saves it a register.)
+ *
+ * Not an ordinary header: it defines the ring state (static) and the
+ * uart.h functions that touch only the rings, so exactly one .c file of an
+ * image includes it, the UART driver, after defining four primitives:
+ *
+ *   FW_IRQ_OFF()    interrupts off
+ *   FW_IRQ_ON()     interrupts on
+ *   FW_SLEEP()      entered with interrupts off: turn them on and sleep
+ *                   as one step (sei; sleep), so an interrupt that came
+ *                   after the caller's test still wakes it. Sleep itself
+ *                   is enabled once, by the driver's init.
+ *   FW_TX_START()   enable the data-register-empty interrupt; called with
+ *                   interrupts off, as its handler clears the same bit
+ *
+ * The state and helpers are static and the uart.h functions defined in the
+ * driver's own translation unit, so the compiler sees and inlines them as
+ * it did when each driver carried its own copy (the same code, byte for
+ * byte, on the Uno, the Micro and the Nano Every).
+ *
+ * Single producer, single consumer per ring: a handler owns one index, the
+ * main loop the other, and each index is one byte, so no access needs a
+ * critical section except the transmit kick and the sleep-until-room test.
+ */
+#ifndef PHYLLO_FW_UART_RING_H
+#define PHYLLO_FW_UART_RING_H
+
+#include <stdint.h>
+
+#include "fw_config.h"
+#include "uart.h"
+#include "wake.h"
+
+#if !defined(FW_IRQ_OFF) || !defined(FW_IRQ_ON) || !defined(FW_SLEEP) || !defined(FW_TX_START)
+#error "uart_ring.h: define FW_IRQ_OFF, FW_IRQ_ON, FW_SLEEP and FW_TX_START first"
+#endif
+
+#define RX_MASK (PHYLLO_FW_RX_RING - 1)
+#define TX_MASK (PHYLLO_FW_TX_RING - 1)
+
+static uint8_t rx_buf[PHYLLO_FW_RX_RING];
+static volatile uint8_t rx_head;   /* written by the receive handler */
+static volatile uint8_t rx_tail;   /* written by the main loop */
+static uint8_t tx_buf[PHYLLO_FW_TX_RING];
+static volatile uint8_t tx_head;   /* written by the main loop */
+static volatile uint8_t tx_tail;   /* written by the transmit handler */
+static volatile uint8_t rx_ring_full;
+
+/*
+ * The receive handler's work once it has read the byte: store it, or count
+ * it dropped when the ring is full; wake the main loop on a delimiter and
+ * every half ring (a frame may be complete, or the ring is filling up).
+ * uart.c's handler does the same in assembly.
+ */
+static inline void uart_ring_rx_put(uint8_t byte)
+{
+	uint8_t head = rx_head;
+	uint8_t next = (uint8_t)(head + 1) & RX_MASK;
+
+	if (next == rx_tail) {
+		rx_ring_full++;
+		return;
+	}
+	rx_buf[head] = byte;
+	rx_head = next;
+	if (byte == 0 || !(next & (PHYLLO_FW_RX_RING / 2 - 1)))
+		phyllo_fw_wake |= PHYLLO_FW_WAKE_RX;
+}
+
+const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n)
+{
+	uint8_t head = rx_head;
+	uint8_t tail = rx_tail;
+
+	*n = head >= tail ? (uint8_t)(head - tail) : (uint8_t)(PHYLLO_FW_RX_RING - tail);
+	return &rx_buf[tail];
+}
+
+void phyllo_fw_uart_rx_consume(uint8_t n)
+{
+	rx_tail = (uint8_t)(rx_tail + n) & RX_MASK;
+}
+
+uint8_t phyllo_fw_uart_rx_dropped(void)
+{
+	return rx_ring_full;
+}
+
+/* Publish the new head and let the handler drain the ring. */
+static void tx_kick(uint8_t head)
+{
+	FW_IRQ_OFF();
+	tx_head = head;
+	FW_TX_START();
+	FW_IRQ_ON();
+}
+
+/* Sleep until the handler has freed want slots: refilling in batches
+ * keeps the per-call overhead off each byte. Test and sleep are one step
+ * (FW_SLEEP), so the wake-up cannot fall between them. */
+static void tx_wait(uint8_t head, uint8_t want)
+{
+	for (;;) {
+		FW_IRQ_OFF();
+		if (((uint8_t)(tx_tail - head - 1) & TX_MASK) >= want)
+			break;
+		FW_SLEEP();
+	}
+	FW_IRQ_ON();
+}
+
+void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n)
+{
+	uint8_t head = tx_head;
+
+	(void)ctx;
+	while (n) {
+		uint8_t room = (uint8_t)(tx_tail - head - 1) & TX_MASK;
+
+		if (!room) {
+			tx_wait(head, n < PHYLLO_FW_TX_RING / 2 ? (uint8_t)n : PHYLLO_FW_TX_RING / 2);
+			continue;
+		}
+		if (room > n)
+			room = (uint8_t)n;
+		n -= room;
+		do {
+			tx_buf[head] = *buf++;
+			head = (uint8_t)(head + 1) & TX_MASK;
+		} while (--room);
+		tx_kick(head);
+	}
+}
+
+#endif /* PHYLLO_FW_UART_RING_H */
