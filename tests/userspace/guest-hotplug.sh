@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# guest-hotplug.sh - runs at boot (systemd.run=) in the Debian 12 guest of
+# test-hotplug.sh, with systemd and udev. The host put `make install`
+# (PREFIX=/usr/local: the tool, 70-phyllo.rules, phyllo-attach@.service,
+# the example rule) and phyllo.ko (/lib/modules/KVER/extra/) into the disk.
+# The far end of the USB serial adapter is `phyllo peer --echo` on the host.
+#  1. depmod; a user `maker` in dialout; 71-phyllo-attach.rules made from
+#     the example as phyllo(1) says (vendor and product of QEMU's
+#     usb-serial, an FTDI FT232: 0403:6001), udevadm control --reload;
+#  2. asks the host to plug the adapter in; then, with nothing run by hand:
+#     /dev/phyllo0 (dialout, 0660), /dev/phyllo/by-tty/ttyUSB0, the unit
+#     active with phyllo attach as its main process (phyllo list, the
+#     lock), COUNT echoes as maker;
+#  3. CYCLES times: asks for an unplug (attach ends, the link, its names
+#     and the lock go, the unit is inactive, not failed) and a plug (2.
+#     again);
+#  4. systemctl stop detaches the link (the tty stays); systemctl start
+#     attaches it again (a board plugged in before the rule was there).
+# The host asks are "HOTPLUG-HOST plug|unplug N" lines on ttyS1, with the
+# results ("ok ..." or "FAIL ...") and last "HOTPLUG-DONE <failures>".
+exec >/dev/ttyS1 2>&1
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export SYSTEMD_COLORS=0 SYSTEMD_URLIFY=0 SYSTEMD_PAGER=
+cycles=$(sed -n 's/.*phyllo\.cycles=\([0-9]*\).*/\1/p' /proc/cmdline)
+count=$(sed -n 's/.*phyllo\.count=\([0-9]*\).*/\1/p' /proc/cmdline)
+user=maker
+tty=ttyUSB0
+unit=phyllo-attach@$tty.service
+dev=/dev/phyllo0
+pass=0
+fail=0
+: >/tmp/err
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $1"
+	[ -s /tmp/err ] && sed 's/^/     /' /tmp/err
+	: >/tmp/err
+}
+host() { echo "HOTPLUG-HOST $1 $2"; }
+# until_true SECONDS CMD...: CMD every 0.2 s until it succeeds or time is up
+until_true() {
+	n=$(($1 * 5))
+	shift
+	while ! "$@"; do
+		n=$((n - 1))
+		[ $n -le 0 ] && return 1
+		sleep 0.2
+	done
+}
+as_user() { runuser -u "$user" -- "$@"; }
+is_state() { [ "$(systemctl is-active "$unit")" = "$1" ]; }
+link_up() { as_user phyllo list 2>/dev/null | grep -q "^$dev  *$tty  *up "; }
+gone() { ! kill -0 "$1" 2>/dev/null && [ ! -e $dev ] && [ ! -e /dev/$tty ]; }
+journal_count() {	# journal_count TEXT: lines of the unit's journal with TEXT
+	journalctl -q -b -u "$unit" -o cat | grep -c -F "$1"
+}
+journal_has() { [ "$(journal_count "$1")" -ge "$2" ]; }
+
+setup() {
+	kver=$(uname -r)
+	depmod -a 2>/tmp/err && modinfo -F vermagic phyllo 2>>/tmp/err | grep -q "^$kver " &&
+		ok "phyllo.ko installed for $kver (depmod)" || bad "phyllo.ko for $kver"
+	v=$(phyllo --version 2>/tmp/err) && ok "make install's tool runs: $v" || bad "phyllo --version"
+	useradd -m -G dialout "$user" 2>/tmp/err && [ "$(id -u "$user")" -ne 0 ] &&
+		id -nG "$user" | grep -qw dialout && ok "user $user: $(id "$user")" || bad "useradd $user"
+	# what phyllo(1) says to do, with this board's vendor and product
+	cp /usr/local/share/doc/phyllo/71-phyllo-attach.rules.example \
+		/etc/udev/rules.d/71-phyllo-attach.rules 2>/tmp/err &&
+		sed -i -e 's/ATTRS{idVendor}=="2341"/ATTRS{idVendor}=="0403"/' \
+			-e 's/ATTRS{idProduct}=="0043"/ATTRS{idProduct}=="6001"/' \
+			/etc/udev/rules.d/71-phyllo-attach.rules &&
+		grep -q 'ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001"' \
+			/etc/udev/rules.d/71-phyllo-attach.rules && udevadm control --reload 2>>/tmp/err &&
+		ok "71-phyllo-attach.rules from the example for 0403:6001, udevadm control --reload" ||
+		bad "71-phyllo-attach.rules"
+	[ -f /etc/udev/rules.d/70-phyllo.rules ] && [ -f /etc/systemd/system/phyllo-attach@.service ] &&
+		grep -q '^ExecStart=/usr/local/bin/phyllo attach' /etc/systemd/system/phyllo-attach@.service &&
+		ok "make install put 70-phyllo.rules and phyllo-attach@.service (/usr/local/bin)" ||
+		bad "the installed rule or unit"
+	udevadm settle --timeout=120
+	until_true 120 test -e /sys/bus/usb/devices/usb1 &&
+		[ ! -e /dev/$tty ] && [ ! -e $dev ] &&
+		ok "a USB controller, nothing plugged in yet" || bad "no USB controller, or $tty already there"
+}
+
+# plugged N: the adapter was plugged in; the link must come by itself.
+plugged() {
+	host plug "$1"
+	if ! until_true 180 test -c $dev; then
+		bad "plug $1: no $dev after 180 s ($unit: $(systemctl is-active "$unit"))"
+		return 1
+	fi
+	udevadm settle --timeout=60
+	ok "plug $1: $dev appeared by itself on $(cat /sys/class/phyllo/phyllo0/tty)"
+	perm=$(stat -c '%G %a' $dev)
+	[ "$perm" = "dialout 660" ] && ok "plug $1: $dev is group dialout, mode 0660" ||
+		bad "plug $1: $dev is '$perm'"
+	[ "$(readlink -f /dev/phyllo/by-tty/$tty)" = $dev ] &&
+		ok "plug $1: /dev/phyllo/by-tty/$tty -> $dev" || bad "plug $1: no /dev/phyllo/by-tty/$tty"
+	pid=$(systemctl show -p MainPID --value "$unit")
+	is_state active && [ "$pid" -gt 0 ] && [ "$(cat /proc/"$pid"/comm)" = phyllo ] &&
+		ok "plug $1: $unit active, its main process phyllo attach ($pid)" ||
+		bad "plug $1: $unit is $(systemctl is-active "$unit"), main pid '$pid'"
+	as_user phyllo list >/tmp/list 2>/tmp/err && grep -q "^$dev  *$tty .* $pid\$" /tmp/list &&
+		ok "plug $1: phyllo list (as $user) shows $tty and the attach process" ||
+		{ cat /tmp/list >>/tmp/err; bad "plug $1: phyllo list"; }
+	[ "$(tr -d ' \n' </run/lock/LCK..$tty)" = "$pid" ] &&
+		ok "plug $1: /run/lock/LCK..$tty names it" || bad "plug $1: the lock"
+	until_true 120 link_up && ok "plug $1: the link is up (the host's phyllo peer --echo)" ||
+		bad "plug $1: the link did not come up"
+	as_user phyllo echo -d $dev -n "$count" --payload counter --json >/tmp/out 2>/tmp/err &&
+		grep -q "\"received\":$count," /tmp/out &&
+		ok "plug $1: $count echoes through $dev as $user (uid $(id -u $user))" ||
+		{ cat /tmp/out >>/tmp/err; bad "plug $1: echo as $user"; }
+	as_user phyllo stats -d /dev/phyllo/by-tty/$tty --json >/tmp/out 2>/tmp/err &&
+		grep -q '"sessions":' /tmp/out && ok "plug $1: phyllo stats (as $user) by the by-tty name" ||
+		bad "plug $1: stats by the by-tty name"
+}
+
+# unplugged N: the adapter was pulled out; attach must end by itself and
+# the unit stay startable.
+unplugged() {
+	host unplug "$1"
+	until_true 120 gone "$pid" && ok "unplug $1: phyllo attach ($pid) ended, $dev and $tty gone" ||
+		bad "unplug $1: still there: $(ls /dev/$tty $dev 2>&1 | tr '\n' ' ')"
+	[ ! -e /dev/phyllo/by-tty/$tty ] && [ ! -e /run/lock/LCK..$tty ] &&
+		ok "unplug $1: the by-tty name and the lock are gone" || bad "unplug $1: name or lock left"
+	until_true 60 journal_has "$tty hung up (unplugged?)" "$1" &&
+		ok "unplug $1: attach logged the hang-up to the journal" ||
+		{ journalctl -q -b -u "$unit" -o cat | tail -5 >/tmp/err; bad "unplug $1: the journal"; }
+	until_true 60 is_state inactive && [ "$(systemctl show -p Result --value "$unit")" = success ] &&
+		ok "unplug $1: $unit inactive, result success (not failed)" ||
+		bad "unplug $1: $unit is $(systemctl is-active "$unit"), $(systemctl show -p Result "$unit")"
+}
+
+# stopped: systemctl stop detaches the link; the tty stays, unlocked.
+stopped() {
+	systemctl stop "$unit" 2>/tmp/err
+	until_true 60 test ! -e $dev && [ -e /dev/$tty ] && [ ! -e /run/lock/LCK..$tty ] &&
+		is_state inactive && [ "$(systemctl show -p Result --value "$unit")" = success ] &&
+		ok "systemctl stop: $dev gone, $tty kept and unlocked, $unit inactive (success)" ||
+		bad "systemctl stop: $(ls $dev 2>&1), $(systemctl is-active "$unit")"
+	until_true 60 journal_has "detached $dev from /dev/$tty" 1 &&
+		ok "systemctl stop: attach logged the detach" || bad "systemctl stop: the journal"
+	[ "$(journal_count "Failed with result")" -eq 0 ] && [ "$(journal_count "Scheduled restart")" -eq 0 ] &&
+		ok "the unit never failed or restarted" ||
+		{ journalctl -q -b -u "$unit" -o cat >/tmp/err; bad "the unit failed or restarted"; }
+	systemctl start "$unit" 2>/tmp/err && until_true 120 link_up &&
+		ok "systemctl start: $dev back on $tty, the link up" || bad "systemctl start"
+}
+
+setup
+r=0
+if plugged $r; then
+	while [ $r -lt "$cycles" ]; do
+		r=$((r + 1))
+		unplugged $r
+		plugged $r || break
+	done
+	stopped
+fi
+if [ $fail -ne 0 ]; then
+	echo "---- systemctl status $unit; journal; devices"
+	systemctl status --no-pager "$unit"
+	journalctl -q -b --no-pager -u "$unit" -u systemd-udevd
+	ls -l /dev/phyllo* /dev/ttyUSB* /dev/phyllo/by-tty 2>&1
+	udevadm info -q property /dev/$tty 2>&1 | grep -E 'ID_(VENDOR|MODEL)_ID|TAGS|SYSTEMD_WANTS'
+fi
+echo "guest hotplug: $pass passed, $fail failed"
+echo "HOTPLUG-DONE $fail"
+[ $fail -eq 0 ]
