@@ -35,19 +35,26 @@ static void node_send(struct phyllo_node *nd, uint8_t type, const uint8_t *p,
 		nd->reply_lost++;
 }
 
+/* Pub-sub and document headers into buf, *w at the room behind them. */
+static int node_doc_begin(uint8_t *buf, uint16_t cap, const uint8_t *topic,
+			  uint8_t topic_len, uint8_t schema, struct phyllo_mp_writer *w)
+{
+	int h = phyllo_pubsub_header(buf, cap, PHYLLO_TYPE_DOCUMENT, topic, topic_len);
+
+	if (h < 0 || cap - h < PHYLLO_DOC_HDR)
+		return h < 0 ? h : PHYLLO_E_NOSPACE;
+	h += phyllo_doc_header(buf + h, PHYLLO_FORMAT_MSGPACK, schema);
+	phyllo_mp_writer_init(w, buf + h, (uint16_t)(cap - h));
+	return h;
+}
+
 /* Reply on the request's topic: headers into buf, body written by the
  * caller through the returned writer, then node_reply_send(). */
 static int node_reply_start(uint8_t *buf, const struct phyllo_pubsub *m,
 			    struct phyllo_mp_writer *w)
 {
-	int h = phyllo_pubsub_header(buf, PHYLLO_NODE_REPLY_MAX, PHYLLO_TYPE_DOCUMENT,
-				     m->topic, m->topic_len);
-
-	if (h < 0)
-		return h;
-	h += phyllo_doc_header(buf + h, PHYLLO_FORMAT_MSGPACK, PHYLLO_SCHEMA_NONE);
-	phyllo_mp_writer_init(w, buf + h, (uint16_t)(PHYLLO_NODE_REPLY_MAX - h));
-	return h;
+	return node_doc_begin(buf, PHYLLO_NODE_REPLY_MAX, m->topic, m->topic_len,
+			      PHYLLO_SCHEMA_NONE, w);
 }
 
 static void node_reply_send(struct phyllo_node *nd, const uint8_t *buf, int h,
@@ -179,23 +186,39 @@ uint16_t phyllo_node_poll(struct phyllo_node *nd, uint32_t now_ms)
 	return phyllo_stack_poll(&nd->stack, now_ms);
 }
 
-int phyllo_node_publish(struct phyllo_node *nd, const char *topic, uint8_t schema,
-			const uint8_t *body, uint16_t len, uint32_t now_ms)
+int phyllo_node_publish_begin(uint8_t *buf, uint16_t cap, const char *topic,
+			      uint8_t schema, struct phyllo_mp_writer *w)
 {
-	uint8_t buf[PHYLLO_NODE_REPLY_MAX];
 	size_t tlen = strlen(topic);
 	int h;
 
 	if (tlen > PHYLLO_TOPIC_MAX)
 		return PHYLLO_E_TOPIC;
-	h = phyllo_pubsub_header(buf, sizeof(buf), PHYLLO_TYPE_DOCUMENT,
-				 (const uint8_t *)topic, (uint8_t)tlen);
-	if (h < 0)
-		return h;
-	h += phyllo_doc_header(buf + h, PHYLLO_FORMAT_MSGPACK, schema);
-	if (len > sizeof(buf) - (uint16_t)h)
+	h = node_doc_begin(buf, cap, (const uint8_t *)topic, (uint8_t)tlen, schema, w);
+	return h < 0 ? h : 0;
+}
+
+int phyllo_node_publish_end(struct phyllo_node *nd, const uint8_t *buf,
+			    const struct phyllo_mp_writer *w, uint32_t now_ms)
+{
+	if (w->err)
 		return PHYLLO_E_TOOBIG;
-	memcpy(buf + h, body, len);
-	return phyllo_stack_send(&nd->stack, PHYLLO_TYPE_PUBSUB, buf, (uint16_t)(h + len),
-				 true, now_ms);
+	return phyllo_stack_send(&nd->stack, PHYLLO_TYPE_PUBSUB, buf,
+				 (uint16_t)(w->buf - buf + w->len), true, now_ms);
+}
+
+int phyllo_node_publish(struct phyllo_node *nd, const char *topic, uint8_t schema,
+			const uint8_t *body, uint16_t len, uint32_t now_ms)
+{
+	uint8_t buf[PHYLLO_NODE_REPLY_MAX];
+	struct phyllo_mp_writer w;
+	int err = phyllo_node_publish_begin(buf, sizeof(buf), topic, schema, &w);
+
+	if (err)
+		return err;
+	if (len > w.cap)
+		return PHYLLO_E_TOOBIG;
+	memcpy(w.buf, body, len);
+	w.len = len;
+	return phyllo_node_publish_end(nd, buf, &w, now_ms);
 }

@@ -26,6 +26,7 @@
 
 #include "phyllo_stack.h"
 #include "phyllo_pubsub.h"
+#include "phyllo_msgpack.h"
 
 /* Largest reply the node builds itself (pub-sub + document headers and the
  * MessagePack body); it lives on the C stack while it is sent. */
@@ -84,5 +85,16 @@ uint16_t phyllo_node_poll(struct phyllo_node *nd, uint32_t now_ms);
  */
 int phyllo_node_publish(struct phyllo_node *nd, const char *topic, uint8_t schema,
 			const uint8_t *body, uint16_t len, uint32_t now_ms);
+/*
+ * The same with the body written in place, without a second buffer:
+ * phyllo_node_publish_begin() puts the headers into buf (cap bytes) and
+ * points *w at the room behind them (0 or PHYLLO_E_TOPIC); write the body
+ * through *w, then phyllo_node_publish_end() sends buf (as above, and
+ * PHYLLO_E_TOOBIG when *w ran out of room).
+ */
+int phyllo_node_publish_begin(uint8_t *buf, uint16_t cap, const char *topic,
+			      uint8_t schema, struct phyllo_mp_writer *w);
+int phyllo_node_publish_end(struct phyllo_node *nd, const uint8_t *buf,
+			    const struct phyllo_mp_writer *w, uint32_t now_ms);
 
 #endif /* PHYLLO_NODE_H */
