@@ -8,6 +8,9 @@
 #                         lossy link, line noise (tests/firmware/run.sh)
 #   make bench-firmware   cycles per echo, rates, RAM/flash -> build/firmware/bench.json
 #   make arduino-zip      build/Phyllo.zip, installable from the Arduino IDE
+#   make arduino-examples every example, Uno and Micro, arduino-builder, from the
+#                         clone and from the zip (part of test-firmware)
+#   make test-arduino     the library's C++ layer on the host (tests/arduino)
 #   make flash BOARD=uno|micro [PORT=/dev/ttyACM0] [FIRMWARE=standard]
 #
 # A build is BOARD-PRESET[-VARIANT]; its flags are FW_FLAGS_<name>.
@@ -137,8 +140,18 @@ bench-firmware: firmware $(FW_SIM)
 	python3 firmware/bench.py $(BUILD) $(HOST)
 
 # ---- Arduino library ------------------------------------------------------
-ARD_LIB := $(BUILD)/arduino/Phyllo
-ARD_ZIP := $(BUILD)/Phyllo.zip
+# The library is firmware/arduino itself (src/ forwards to core/ and the
+# node, see stage.sh); the zip carries the files. arduino-examples builds
+# every example for the Uno and the Micro with arduino-builder twice: the
+# library as a clone gives it (firmware/arduino symlinked into a libraries
+# folder, as a user links it into ~/Arduino/libraries) and as the zip
+# installs it (unpacked). test-firmware runs the zip's Uno ELFs.
+ARD_LIB   := $(BUILD)/arduino/Phyllo
+ARD_ZIP   := $(BUILD)/Phyllo.zip
+ARD_CLONE := $(BUILD)/arduino/libs-clone
+ARD_UNZIP := $(BUILD)/arduino/libs-zip
+ARD_CACHE := $(BUILD)/arduino/core-cache
+ARD_BOARDS := uno micro
 .PHONY: deps-arduino arduino-lib arduino-examples arduino-zip
 deps-arduino: deps-avr
 	@scripts/deps.sh arduino
@@ -146,17 +159,43 @@ deps-arduino: deps-avr
 arduino-lib: deps-arduino
 	@firmware/arduino/stage.sh $(ARD_LIB)
 
-# Every example, for the Uno and the Micro, against Debian's arduino-core-avr.
-arduino-examples: arduino-lib
-	@echo "Arduino examples (library as packaged in $(notdir $(ARD_ZIP))):"
-	@firmware/arduino/build-examples.sh $(ARD_LIB) $(BUILD)/arduino/out uno micro
-
-arduino-zip: arduino-examples
+arduino-zip: arduino-lib
 	@rm -f $(ARD_ZIP)
 	@cd $(dir $(ARD_LIB)) && zip -qr $(ARD_ZIP) $(notdir $(ARD_LIB))
 	@echo "written: $(ARD_ZIP) (Arduino IDE: Sketch > Include Library > Add .ZIP Library)"
 
-CHECK_TARGETS += firmware test-firmware
+arduino-examples: arduino-zip
+	@rm -rf $(ARD_CLONE) $(ARD_UNZIP)
+	@mkdir -p $(ARD_CLONE) $(ARD_UNZIP)
+	@ln -s $(CURDIR)/firmware/arduino $(ARD_CLONE)/Phyllo
+	@unzip -q $(ARD_ZIP) -d $(ARD_UNZIP)
+	@echo "Arduino examples, arduino-builder, the library from the clone:"
+	@firmware/arduino/build-examples.sh $(ARD_CLONE) $(BUILD)/arduino/out-clone $(ARD_CACHE) $(ARD_BOARDS)
+	@echo "Arduino examples, arduino-builder, the library from $(notdir $(ARD_ZIP)):"
+	@firmware/arduino/build-examples.sh $(ARD_UNZIP) $(BUILD)/arduino/out $(ARD_CACHE) $(ARD_BOARDS)
+
+# The library's C++ layer on the host (ASan, UBSan), from the library's own
+# files (forwarders included) with a stand-in Arduino.h: tests/arduino/.
+ARD_TEST_SRCS := $(wildcard firmware/arduino/src/*.c firmware/arduino/src/*.cpp)
+ARD_TEST_FLAGS := -O1 -g -Wall -Wextra -Werror -Wundef -Wshadow \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer \
+	-Itests/arduino -Ifirmware/arduino/src -Itests
+$(HOST)/test-arduino: $(ARD_TEST_SRCS) tests/arduino/test_arduino.cpp tests/arduino/Arduino.h \
+		tests/ptest.c tests/ptest.h $(wildcard firmware/arduino/src/*.h firmware/*.[ch] core/*.[ch]) \
+		| deps-arduino
+	@rm -rf $(@D)/test-arduino.o && mkdir -p $(@D)/test-arduino.o
+	@for f in $(filter %.c,$(ARD_TEST_SRCS)) tests/ptest.c; do \
+		$(CC) -std=gnu11 -Wstrict-prototypes $(ARD_TEST_FLAGS) -c $$f \
+			-o $(@D)/test-arduino.o/$$(basename $$f).o || exit 1; \
+	done
+	$(CXX) -std=gnu++11 $(ARD_TEST_FLAGS) $(filter %.cpp,$(ARD_TEST_SRCS)) \
+		tests/arduino/test_arduino.cpp $(@D)/test-arduino.o/*.o -o $@
+
+.PHONY: test-arduino
+test-arduino: deps-arduino $(HOST)/test-arduino
+	$(HOST)/test-arduino
+
+CHECK_TARGETS += firmware test-firmware test-arduino
 
 # ---- the other boards -----------------------------------------------------
 -include firmware/cortexm/cortexm.mk

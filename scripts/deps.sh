@@ -12,7 +12,7 @@ for group in "$@"; do
 	avr)     pkgs="$pkgs gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config gcc libc6-dev python3" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod" ;;
 	qemu)    pkgs="$pkgs linux-image-amd64 linux-headers-amd64 qemu-system-x86 qemu-system-misc busybox-static cpio util-linux gcc libc6-dev gzip" ;;
-	arduino) pkgs="$pkgs arduino-core-avr avrdude zip" ;;
+	arduino) pkgs="$pkgs arduino-core-avr arduino-builder avrdude zip unzip g++" ;;
 	storm)   pkgs="$pkgs linux-source-6.1 bc flex bison libssl-dev libelf-dev ccache xz-utils rsync patch gcc make libc6-dev kmod qemu-system-x86 busybox-static cpio util-linux gzip" ;;
 	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
 	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;

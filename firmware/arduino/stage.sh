@@ -1,19 +1,43 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# stage.sh DEST - lay out the Arduino library as the IDE installs it:
-#   DEST/library.properties, DEST/src/ (Phyllo.h, the node, the protocol
-#   core), DEST/examples/. The repository keeps one copy of the core; it is
-#   copied here unchanged. The IDE passes no -D flags to a library: the
-#   core picks up src/phyllo_config.h (the Uno's window) by itself.
+# stage.sh DEST - lay out the Arduino library as the zip carries it:
+#   DEST/library.properties, keywords.txt, examples/ and src/.
+# In the repository, src/ holds forwarders for the files it shares with
+# the firmware (a core source or the node: one line that includes the
+# file itself by a relative path), so the library builds straight from a
+# clone with one copy of the core. Here each forwarder is replaced by the
+# file it names, and every core header is added, unchanged.
+# Fails when the forwarders and core/ disagree (a core source without a
+# forwarder, a forwarder to a missing or differently named file), so the
+# library from a clone cannot go stale unnoticed. The IDE passes no -D
+# flags to a library: the core picks up src/phyllo_config.h by itself.
 set -e
 top=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$top/firmware/arduino
 dest=$1
+fail() { echo "stage.sh: $*" >&2; exit 1; }
+
 rm -rf "$dest"
 mkdir -p "$dest/src"
-cp "$top/firmware/arduino/library.properties" "$dest/"
-cp -r "$top/firmware/arduino/examples" "$dest/"
-cp "$top/firmware/arduino/src/"* "$dest/src/"
-cp "$top/firmware/phyllo_node.c" "$top/firmware/phyllo_node.h" "$dest/src/"
-for f in "$top"/core/phyllo_*.c "$top"/core/phyllo_*.h; do
+cp "$lib/library.properties" "$lib/keywords.txt" "$dest/"
+cp -r "$lib/examples" "$dest/"
+for f in "$lib"/src/*; do
+	name=$(basename "$f")
+	target=$(sed -n 's|^#include "\(\.\./[^"]*\)"$|\1|p' "$f")
+	if [ -z "$target" ]; then
+		cp "$f" "$dest/src/"
+		continue
+	fi
+	real=$lib/src/$target
+	[ -f "$real" ] || fail "src/$name forwards to $target, which does not exist"
+	[ "$(basename "$target")" = "$name" ] || fail "src/$name forwards to $target (another name)"
+	cp "$real" "$dest/src/$name"
+done
+for f in "$top"/core/phyllo_*.h; do
 	cp "$f" "$dest/src/"
+done
+for f in "$top"/core/phyllo_*.c; do
+	case $f in *_test.c) continue ;; esac
+	[ -f "$lib/src/$(basename "$f")" ] ||
+		fail "core/$(basename "$f") has no forwarder in firmware/arduino/src"
 done

@@ -6,7 +6,7 @@
  * preset and window, so the library shares every other line with the bare
  * firmware in firmware/.
  */
-#include "Phyllo.h"
+#include "phyllo_arduino.h"
 
 /*
  * The session nonce must differ from the last boot's, or the host takes a
@@ -32,14 +32,24 @@ static uint32_t boot_nonce(uint32_t now_ms)
 }
 #endif
 
+int phyllo_arduino_begin_baud(struct phyllo_node *nd, uint32_t baud,
+			      void (*write)(void *ctx, const uint8_t *buf, uint16_t n),
+			      void *ctx, const struct phyllo_node_hooks *hooks,
+			      uint32_t now_ms)
+{
+	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
+	struct phyllo_out out = { .write = write, .ctx = ctx };
+
+	if (baud)
+		cfg.line_ms = PHYLLO_LINE_MS(baud);
+	return phyllo_node_init(nd, PHYLLO_PRESET_STANDARD, true, &cfg, &out, hooks,
+				boot_nonce(now_ms), now_ms);
+}
+
 int phyllo_arduino_begin(struct phyllo_node *nd,
 			 void (*write)(void *ctx, const uint8_t *buf, uint16_t n),
 			 void *ctx, const struct phyllo_node_hooks *hooks,
 			 uint32_t now_ms)
 {
-	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
-	struct phyllo_out out = { .write = write, .ctx = ctx };
-
-	return phyllo_node_init(nd, PHYLLO_PRESET_STANDARD, true, &cfg, &out, hooks,
-				boot_nonce(now_ms), now_ms);
+	return phyllo_arduino_begin_baud(nd, 0, write, ctx, hooks, now_ms);
 }

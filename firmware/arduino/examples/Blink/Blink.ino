@@ -3,57 +3,32 @@
  * Blink - the built-in LED follows the boolean documents published on
  * topic "blink"; every second the sketch publishes its uptime (seconds, a
  * MessagePack uint) on topic "uptime".
+ * From a PC: phyllo pub --tty /dev/ttyACM0 blink true
+ *            phyllo sub --tty /dev/ttyACM0 uptime
  */
 #include <Phyllo.h>
 
-static struct phyllo_node node;
-static uint32_t next_publish;
+Phyllo link(Serial);
+unsigned long nextPublish;
 
-static void serial_write(void *ctx, const uint8_t *buf, uint16_t n)
+void led(bool on)
 {
-	(void)ctx;
-	Serial.write(buf, n);
-}
-
-static void led(void *ctx, bool on)
-{
-	(void)ctx;
 	digitalWrite(LED_BUILTIN, on ? HIGH : LOW);
-}
-
-static void publish_uptime(uint32_t now)
-{
-	uint8_t body[8];
-	struct phyllo_mp_writer w;
-
-	phyllo_mp_writer_init(&w, body, sizeof(body));
-	phyllo_mp_write_uint(&w, now / 1000);
-	if (!w.err)
-		phyllo_node_publish(&node, "uptime", PHYLLO_SCHEMA_NONE, body, w.len, now);
 }
 
 void setup()
 {
-	static const struct phyllo_node_hooks hooks = { led, NULL, NULL };
-
 	pinMode(LED_BUILTIN, OUTPUT);
-	Serial.begin(115200);
-	phyllo_arduino_begin(&node, serial_write, NULL, &hooks, millis());
-	next_publish = millis() + 1000;
+	link.begin(115200);
+	link.onBlink(led);
+	nextPublish = millis() + 1000;
 }
 
 void loop()
 {
-	uint32_t now = millis();
-
-	while (Serial.available() > 0) {
-		uint8_t b = (uint8_t)Serial.read();
-
-		phyllo_node_feed(&node, &b, 1, now);
+	link.poll();
+	if ((long)(millis() - nextPublish) >= 0) {
+		link.publish("uptime", millis() / 1000);
+		nextPublish += 1000;
 	}
-	if ((int32_t)(now - next_publish) >= 0) {
-		publish_uptime(now);
-		next_publish += 1000;
-	}
-	phyllo_node_poll(&node, now);
 }
