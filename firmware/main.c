@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * main.c - the bare firmware: UART + millisecond clock + one phyllo node.
- *
- * The main loop, in order: when a frame may be complete (a delimiter came
- * in, see wake.h), feed the received bytes to the node, which answers each unit before
- * parsing the next; run the protocol timers when they are due (right after
- * any input, else when the last poll said); otherwise sleep (the UART and
- * the 1 ms clock interrupts wake it). Nothing is allocated at
- * run time: every byte of RAM is in .data/.bss and shows in avr-size.
+ * main.c - the bare AVR firmware: UART + millisecond clock + one phyllo
+ * node. The board's part: start-up, the LED, the boot nonce in EEPROM and
+ * the primitives of main_loop.h, whose loop it runs (the same as the
+ * Cortex-M firmware's).
  */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
@@ -16,19 +12,21 @@
 
 #include "board.h"
 #include "clock.h"
-#include "fw_config.h"
-#include "phyllo_node.h"
 #include "uart.h"
-#include "wake.h"
 
-static struct phyllo_node node;
-volatile uint8_t phyllo_fw_wake;
-
-/* GPIOR0 brackets the protocol work (parse, reply, timers) so a simulator
- * can count its cycles apart from interrupts and idle wake-ups. It is a
- * general-purpose register with no pin behind it: no effect on the board. */
-#define WORK_BEGIN() (GPIOR0 = 1)
-#define WORK_END()   (GPIOR0 = 0)
+/* Sleep stays enabled (phyllo_fw_uart_init): the sleep test runs after
+ * every UART byte, so it is kept to a few instructions. GPIOR0 brackets
+ * the protocol work for the simulator's cycle count: a general-purpose
+ * register with no pin behind it, no effect on the board. */
+#define FW_IRQ_OFF()    cli()
+#define FW_IRQ_ON()     sei()
+#define FW_SLEEP()      do { sei(); sleep_cpu(); } while (0)
+#define FW_WORK_BEGIN() (GPIOR0 = 1)
+#define FW_WORK_END()   (GPIOR0 = 0)
+#define FW_RX_PEEK      phyllo_fw_uart_rx_peek
+#define FW_RX_CONSUME   phyllo_fw_uart_rx_consume
+#define FW_RX_COUNT     uint8_t
+#include "main_loop.h"
 
 static void led_set(void *ctx, bool on)
 {
@@ -50,68 +48,14 @@ static uint32_t boot_nonce(void)
 	return n;
 }
 
-/*
- * Hand every byte in the ring to the node, one unit at a time. The bytes of
- * a unit are released before it is answered (the stack has copied them), so
- * the whole ring is free for what arrives while the reply is being sent.
- */
-static void feed_all(uint32_t now)
-{
-	const uint8_t *p;
-	uint8_t n;
-
-	while ((p = phyllo_fw_uart_rx_peek(&n)), n) {
-		struct phyllo_unit u = { .data = NULL };
-		bool got;
-		uint16_t used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
-
-		phyllo_fw_uart_rx_consume((uint8_t)used);
-		if (got)
-			phyllo_node_handle(&node, &u, now);
-	}
-}
-
 int main(void)
 {
 	static const struct phyllo_out out = { .write = phyllo_fw_uart_write };
 	static const struct phyllo_node_hooks hooks = { .led = led_set };
-	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
-	uint32_t next_poll;
 
 	phyllo_fw_board_init();
 	phyllo_fw_clock_init();
 	phyllo_fw_uart_init();
 	sei();
-	cfg.window = PHYLLO_FW_WINDOW;
-	cfg.line_ms = PHYLLO_LINE_MS(PHYLLO_FW_BAUD);
-	next_poll = phyllo_fw_clock_ms();
-	phyllo_node_init(&node, PHYLLO_FW_PRESET, PHYLLO_FW_APP_PUBSUB, &cfg, &out,
-			 &hooks, boot_nonce(), next_poll);
-	for (;;) {
-		uint32_t now;
-		uint8_t wake;
-
-		/* Test and sleep as one step (sei; sleep): an interrupt in
-		 * between would otherwise be slept through. This path runs
-		 * after every UART byte, so it is kept short (sleep stays
-		 * enabled, see phyllo_fw_uart_init). */
-		cli();
-		wake = phyllo_fw_wake;
-		if (!wake) {
-			sei();
-			sleep_cpu();
-			continue;
-		}
-		phyllo_fw_wake = 0;
-		sei();
-		now = phyllo_fw_clock_ms();
-		WORK_BEGIN();
-		if (wake & PHYLLO_FW_WAKE_RX) {
-			feed_all(now);
-			next_poll = now;    /* receiving and sending move the timers */
-		}
-		if (phyllo_time_reached(now, next_poll))
-			next_poll = now + phyllo_node_poll(&node, now);
-		WORK_END();
-	}
+	main_loop_run(&out, &hooks);
 }

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * main_loop.h - the firmware's node and main loop, the same on every board:
+ * the AVR firmware's main.c and the Cortex-M firmware's cortexm/cm_main.c
+ * start their board (clocks, pins, UART, interrupts on) and call
+ * main_loop_run() with the UART's write and the LED hook.
+ *
+ * The loop, in order: when a frame may be complete (a delimiter came in, wake.h),
+ * feed the received bytes to the node, which answers each unit before
+ * parsing the next; run the protocol timers when they are due (right after
+ * any input, else when the last poll said); otherwise sleep (the UART and
+ * the 1 ms clock interrupts wake it). Nothing is allocated at run time:
+ * the node is in .bss and shows in the size tables.
+ *
+ * The node is fed from the receive ring in place, not through
+ * phyllo_node_feed(): the bytes of a unit are released before the unit is
+ * answered (the stack has copied them), so the whole ring is free for what
+ * arrives while the reply is being sent.
+ *
+ * Not an ordinary header: it defines the node and phyllo_fw_wake (wake.h),
+ * so exactly one .c file of an image includes it, its main, which also
+ * defines static uint32_t boot_nonce(void) (the reliable layer's session
+ * nonce: it must differ at every restart) and, before the #include:
+ *
+ *   FW_IRQ_OFF(), FW_IRQ_ON()
+ *   FW_SLEEP()        entered with interrupts off: turn them on and sleep
+ *                     as one step, so an interrupt that came after the
+ *                     wake test still wakes it (AVR: sei; sleep, as sei
+ *                     takes effect after the next instruction; Cortex-M:
+ *                     wfi; cpsie i, as WFI wakes on an interrupt pending
+ *                     while masked)
+ *   FW_WORK_BEGIN(), FW_WORK_END()
+ *                     bracket the protocol work (parse, reply, timers), so
+ *                     a simulator counts its cycles apart from interrupts
+ *                     and idle wake-ups
+ *   FW_RX_PEEK(n), FW_RX_CONSUME(n), FW_RX_COUNT
+ *                     the UART's receive ring and its count type: uart.h
+ *                     (uint8_t, the AVR's rings are at most 256 bytes) or
+ *                     cortexm/cm_uart.h (uint16_t)
+ *
+ * The functions are static and called once, so the compiler inlines them
+ * into main: the sleep test runs after every UART interrupt and stays a
+ * few instructions. (The node's set-up is here too, not in each main:
+ * measured, that is also the smallest code on the Uno, the Micro and the
+ * Nano Every.)
+ */
+#ifndef PHYLLO_FW_MAIN_LOOP_H
+#define PHYLLO_FW_MAIN_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "fw_config.h"
+#include "phyllo_node.h"
+#include "wake.h"
+
+#if !defined(FW_IRQ_OFF) || !defined(FW_IRQ_ON) || !defined(FW_SLEEP) || \
+	!defined(FW_WORK_BEGIN) || !defined(FW_WORK_END) || \
+	!defined(FW_RX_PEEK) || !defined(FW_RX_CONSUME) || !defined(FW_RX_COUNT)
+#error "main_loop.h: define the FW_* primitives it lists first"
+#endif
+
+static uint32_t boot_nonce(void);
+
+static struct phyllo_node node;
+volatile uint8_t phyllo_fw_wake;
+
+/* Hand every byte in the ring to the node, one unit at a time, each
+ * released before it is answered. */
+static void main_loop_feed(uint32_t now)
+{
+	const uint8_t *p;
+	FW_RX_COUNT n;
+
+	while ((p = FW_RX_PEEK(&n)), n) {
+		struct phyllo_unit u = { .data = NULL };
+		bool got;
+		uint16_t used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
+
+		FW_RX_CONSUME((FW_RX_COUNT)used);
+		if (got)
+			phyllo_node_handle(&node, &u, now);
+	}
+}
+
+/* Set the node up and serve it, forever. Interrupts must be on. */
+__attribute__((noreturn))
+static void main_loop_run(const struct phyllo_out *out,
+			  const struct phyllo_node_hooks *hooks)
+{
+	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
+	uint32_t next_poll;
+
+	cfg.window = PHYLLO_FW_WINDOW;
+	cfg.line_ms = PHYLLO_LINE_MS(PHYLLO_FW_BAUD);
+	next_poll = phyllo_fw_clock_ms();
+	phyllo_node_init(&node, PHYLLO_FW_PRESET, PHYLLO_FW_APP_PUBSUB, &cfg, out,
+			 hooks, boot_nonce(), next_poll);
+	for (;;) {
+		uint32_t now;
+		uint8_t wake;
+
+		/* Test and sleep as one step (FW_SLEEP): an interrupt in
+		 * between would otherwise be slept through. */
+		FW_IRQ_OFF();
+		wake = phyllo_fw_wake;
+		if (!wake) {
+			FW_SLEEP();
+			continue;
+		}
+		phyllo_fw_wake = 0;
+		FW_IRQ_ON();
+		now = phyllo_fw_clock_ms();
+		FW_WORK_BEGIN();
+		if (wake & PHYLLO_FW_WAKE_RX) {
+			main_loop_feed(now);
+			next_poll = now;    /* receiving and sending move the timers */
+		}
+		if (phyllo_time_reached(now, next_poll))
+			next_poll = now + phyllo_node_poll(&node, now);
+		FW_WORK_END();
+	}
+}
+
+#endif /* PHYLLO_FW_MAIN_LOOP_H */
