@@ -7,6 +7,15 @@
  * transmit tail; the main loop owns the other two indices. 16-bit aligned
  * stores are atomic on every Cortex-M, so only the kick needs interrupts
  * off.
+ *
+ * The AVR drivers share firmware/uart_ring.h; these rings are the same
+ * idea but not that code: 16-bit indices and counts for 1 KB rings (the
+ * AVR's are one byte each, one instruction apiece), one handler for both
+ * directions that drains and fills the UART's FIFOs, and a transmit start
+ * that pushes bytes itself, because CMSDK and nRF51 transmit interrupts
+ * fire once per byte sent rather than while the register is empty.
+ * Sharing would make the index type, the ring sizes and uart.h's count
+ * type parameters of one template, for a write loop of twenty lines.
  */
 #include "cm_arch.h"
 #include "cm_port.h"
