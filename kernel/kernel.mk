@@ -15,17 +15,18 @@
 #                1,000 units through /dev/phyllo0 via ttyS1
 #   test-dkms    the phyllo-dkms package in a Debian 12 guest with systemd:
 #                DKMS builds for 6.1 and, on installing it, 6.12; after a
-#                reboot into 6.12, 1,000 units; apt remove. Long (two TCG
-#                boots compiling the module): not in check, whose short
-#                form is
-#   test-dkms-short  the package's contents, and dkms.conf's MAKE line run
-#                as DKMS runs it against 6.1's and 6.12's headers
+#                reboot into 6.12, 1,000 units; apt remove. The longest
+#                part of check (two TCG boots, DKMS compiling the module
+#                in each), so it runs last of the kernel tests
+#   test-dkms-short  (not in check; a minute, for working on the package)
+#                the package's contents, and dkms.conf's MAKE line run as
+#                DKMS runs it against 6.1's and 6.12's headers
 #   deb          build/dkms/phyllo-dkms_<version>_all.deb
 
 KERNELS ?= 6.1 6.12 unstable
 KUNIT_KERNELS ?= 6.1 6.12
 
-CHECK_TARGETS += module kunit test-kernel test-qemu test-dkms-short
+CHECK_TARGETS += module kunit test-kernel test-qemu test-dkms
 
 .PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short deb
 
