@@ -5,7 +5,8 @@
 # same stack in userspace, side by side in one guest run (see guest-bench.sh
 # for the workloads). The far ends are userspace peers on this machine,
 # wired to the guest's serial ports by unix sockets, so the microcontroller
-# is not the bottleneck. Prints the tables, writes build/bench/host.json.
+# is not the bottleneck. Prints the tables, writes build/bench/host.json
+# and keeps the guest's console in build/bench/console.log.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -62,6 +63,7 @@ while kill -0 $qemu_pid 2>/dev/null; do
 	sleep 0.2
 done
 wait 2>/dev/null || true
+cp "$work/console.log" "$build/bench/console.log"
 grep -q '^BENCH-DONE' "$work/console.log" || {
 	echo "bench: the guest did not finish"; cat "$work/console.log"; exit 1; }
 sed -n 's/^BENCH-RESULT \([^ ]*\) \(.*\)/\1 \2/p' "$work/console.log" >"$work/results"

@@ -42,8 +42,11 @@ load_stop
 # 2. Link service while the application is slow: the far end streams, we
 #    read in bursts with $pause ms between them.
 dev=$(phyllo attach /dev/ttyS2 -b 115200)
+apid=$(pidof phyllo)
 echo "BENCH-START stream2"
 phyllo drain -d "$dev" -n "$n2" --pause-ms $pause -t 120 >/tmp/r; result drain-kernel
+kill $apid	# section 3 attaches ttyS2 again
+sleep 0.5
 echo "BENCH-START stream3"
 phyllo peer --sink -d /dev/ttyS3 -n "$n2" --pause-ms $pause -v --timeout 120 2>/tmp/r
 result drain-user
@@ -72,7 +75,7 @@ ack_run() {
 	echo 1 >$tr/events/pbench/enable
 	echo 1 >$tr/tracing_on
 	echo "BENCH-START $name $port"
-	"$@" >/dev/null 2>&1
+	"$@" >/tmp/ack-out 2>&1 || { echo "bench: $name: $* failed:"; cat /tmp/ack-out; }
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/pbench/enable
 	awk '/ rx: / { if (!p) { p = 1; t0 = $0 } }
@@ -87,7 +90,7 @@ ack_run() {
 }
 
 for pause in 0 50; do
-	dev=$(phyllo attach /dev/ttyS2 -b 115200)
+	dev=$(phyllo attach /dev/ttyS2 -b 115200) || echo "bench: attach /dev/ttyS2 failed"
 	apid=$(pidof phyllo)
 	ack_run ack-kernel-$pause s2 phyllo drain -d "$dev" -n "$n3" --pause-ms $pause -t 120
 	kill $apid
