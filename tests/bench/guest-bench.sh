@@ -99,4 +99,14 @@ for pause in 0 50; do
 	ack_run ack-user-$pause s3 phyllo peer --sink -d /dev/ttyS3 -n "$n3" \
 		--pause-ms $pause --timeout 120
 done
+# The same sleeping application on the line discipline with no pure-ACK
+# delay (ack_delay_ms 0; default 4, which waits for a unit to carry the
+# ACK): the service time without that deliberate wait.
+delay=$(cat /sys/module/phyllo/parameters/ack_delay_ms)
+echo 0 >/sys/module/phyllo/parameters/ack_delay_ms
+dev=$(phyllo attach /dev/ttyS2 -b 115200) || echo "bench: attach /dev/ttyS2 failed"
+apid=$(pidof phyllo)
+ack_run ack-kernel_nodelay-50 s2 phyllo drain -d "$dev" -n "$n3" --pause-ms 50 -t 120
+kill $apid
+echo "$delay" >/sys/module/phyllo/parameters/ack_delay_ms
 echo "BENCH-DONE"

@@ -77,6 +77,10 @@ def ack_service_table(r):
             app = "prompt" if pause == "0" else "sleeps 50ms"
             print(f"{path:<10} {app:<12} {d.get('n', 0):>5} {d.get('p50_us', 0):>8} "
                   f"{d.get('p99_us', 0):>8} {d.get('max_us', 0):>8}")
+    d = r.get("ack-kernel_nodelay-50", {})
+    rows["kernel_nodelay-50"] = d
+    print(f"{'kernel':<10} {'sleeps 50ms':<12} {d.get('n', 0):>5} {d.get('p50_us', 0):>8} "
+          f"{d.get('p99_us', 0):>8} {d.get('max_us', 0):>8}   (ack_delay_ms 0)")
     out = {}
     for pause in ("0", "50"):
         k, u = rows[f"kernel-{pause}"], rows[f"user-{pause}"]
@@ -85,6 +89,12 @@ def ack_service_table(r):
         print(f"  app {'prompt' if pause == '0' else 'sleeping'}: kernel/userspace "
               f"p50 {out[pause]['p50']:.3f}, p99 {out[pause]['p99']:.3f}, "
               f"max {out[pause]['max']:.3f}")
+    k, u = rows["kernel_nodelay-50"], rows["user-50"]
+    out["50_nodelay"] = {q: ratio(k.get(f"{q}_us", 0), u.get(f"{q}_us", 0))
+                         for q in ("p50", "p99", "max")}
+    print(f"  app sleeping, kernel without the ACK delay: kernel/userspace "
+          f"p50 {out['50_nodelay']['p50']:.3f}, p99 {out['50_nodelay']['p99']:.3f}, "
+          f"max {out['50_nodelay']['max']:.3f}")
     return rows, out
 
 
