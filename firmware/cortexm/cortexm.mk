@@ -148,7 +148,7 @@ test-cortexm: firmware-cortexm cm-core-tests $(HOST)/phyllo
 
 # ---- make demo-cortexm BOARD=cortex-m0|m3|m4|m7 ---------------------------
 # The demo's guest and line discipline against the Cortex-M firmware on
-# qemu-system-arm (tests/cortexm/demo.sh). COUNT echoes per tuple.
+# qemu-system-arm (tests/demo/demo.sh with CM set). COUNT echoes per tuple.
 CM_DEMO_cortex-m3 := cm-an385
 CM_DEMO_cortex-m4 := cm-an386
 CM_DEMO_cortex-m7 := cm-an500
@@ -157,8 +157,8 @@ CM_DEMO := $(or $(CM_DEMO_$(BOARD)),cm-an500)
 .PHONY: demo-cortexm
 demo-cortexm: demo-deps deps-cortexm
 	@$(MAKE) --no-print-directory $(HOST)/phyllo $(FW_BUILD)/$(CM_DEMO)/phyllo-$(CM_DEMO).elf \
-		demo-kmod >/dev/null
-	CM=$(CM_DEMO) tests/cortexm/demo.sh $(BUILD) $(or $(COUNT),200)
+		demo-example demo-kmod >/dev/null
+	BUILD=$(BUILD) CM=$(CM_DEMO) tests/demo/demo.sh $(or $(COUNT),200)
 
 # ---- make bench-firmware: instructions per echo on each emulated board ----
 $(HOST)/phyllo-icount.so: tests/cortexm/icount.c | deps-cortexm
