@@ -11,16 +11,9 @@
 set -u
 bin=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-pass=0
-fail=0
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$dir"' EXIT
+. "$(dirname "$0")/checks.sh"
 export PHYLLO_LOCK_DIR="$dir/lock"
 mkdir "$PHYLLO_LOCK_DIR"
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     /' "$dir/err" 2>/dev/null; }
 fails() {
 	name=$1 want=$2
 	shift 2
@@ -122,5 +115,4 @@ if command -v systemd-analyze >/dev/null; then
 		bad "systemd-analyze verify"
 	fi
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+checks_done

@@ -8,14 +8,7 @@
 set -u
 bin=$1
 count=${2:-10000}
-dir=$(mktemp -d)
-pass=0
-fail=0
-echo_pid=
-trap '[ -n "$echo_pid" ] && kill $echo_pid 2>/dev/null; rm -rf "$dir"' EXIT
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+. "$(dirname "$0")/checks.sh"
 
 # field NAME FILE: a top-level number from the client's JSON line
 field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2" | head -1; }
@@ -28,6 +21,7 @@ echo_start() {
 	"$bin" peer --echo --pty "$dir/pty" -p "$preset" --stats "$dir/echo.json" "$@" \
 		>/dev/null 2>"$dir/echo.err" &
 	echo_pid=$!
+	pids=$echo_pid
 	i=0
 	while [ ! -e "$dir/pty" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 }
@@ -115,5 +109,4 @@ expect_err "two links" "only one of" peer --echo -d /dev/null --connect unix:/x
 expect_err "rto bounds" "bad stack settings" peer --echo --rto-min 50 --rto-max 10 -d /dev/null
 "$bin" peer --help | grep -q -- "--preset" && ok "peer --help" || bad "peer --help"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+checks_done

@@ -15,14 +15,7 @@
 set -u
 bin=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
-dir=$(mktemp -d)
-pass=0
-fail=0
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$dir"' EXIT
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$dir/err" ] && sed 's/^/     /' "$dir/err"; }
+. "$(dirname "$0")/checks.sh"
 
 # wait_for TEST PATH: up to 5 s
 wait_for() {
@@ -208,5 +201,4 @@ done
 grep -q 'PERMISSIONS in phyllo(1)' "$top/userspace/dev.c" && ok "dev.c points to phyllo(1)" ||
 	bad "dev.c's udev pointer"
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+checks_done

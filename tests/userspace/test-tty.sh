@@ -9,26 +9,20 @@
 # Usage: test-tty.sh PHYLLO_BINARY
 set -u
 bin=$1
-dir=$(mktemp -d)
-pass=0
-fail=0
-board=
-trap '[ -n "$board" ] && kill $board 2>/dev/null; rm -rf "$dir"' EXIT
-
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; sed 's/^/     /' "$dir/err" "$dir/out" 2>/dev/null | head -20; }
+. "$(dirname "$0")/checks.sh"
 
 # board_start [peer options]: an echo peer on a new pty at $dir/pty
 board_start() {
 	"$bin" peer --echo --pty "$dir/pty" "$@" 2>"$dir/board.err" &
 	board=$!
+	pids=$board
 	i=0
 	while [ ! -L "$dir/pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
 board_stop() {
 	kill "$board" 2>/dev/null
 	wait "$board" 2>/dev/null
-	board=
+	board= pids=
 }
 
 # run NAME WANT-OUT CMD...: exit 0 and stdout matching WANT-OUT (if any)
@@ -93,7 +87,7 @@ client=$!
 sleep 2
 kill -KILL "$board"
 wait "$board" 2>/dev/null
-board=
+board= pids=
 wait $client
 rc=$?
 if [ $rc -eq 1 ] && grep -q "detached or hung up" "$dir/err"; then
@@ -101,5 +95,4 @@ if [ $rc -eq 1 ] && grep -q "detached or hung up" "$dir/err"; then
 else
 	bad "echo --tty hang-up (rc $rc)"
 fi
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+checks_done
