@@ -301,23 +301,14 @@ static void arq_hold_refuses_then_naks_on_release(void)
 
 static void arq_rto_adapts_to_round_trip(void)
 {
-	uint16_t i;
-	uint8_t x = 0;
-	uint32_t t = 0;
+	uint32_t t;
 
 	arq_open_by_hand(1);
-	for (i = 0; i < 50; i++) {
-		phyllo_arq_send(&a, 0x60, &x, 1, t);
-		t += 30;
-		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
-	}
+	t = arq_steady_units(0, 50, 0, 30);
 	PTEST_EXPECT_EQ(stats.rtt_ms, 30);
 	PTEST_EXPECT(a.rto >= 40 && a.rto <= 50);	/* SRTT + rto_min at least */
 	/* bounded below by rto_min on a very fast link */
-	for (i = 50; i < 100; i++) {
-		phyllo_arq_send(&a, 0x60, &x, 1, t);
-		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
-	}
+	arq_steady_units(50, 50, t, 0);
 	PTEST_EXPECT_EQ(a.rto, 10);
 }
 

@@ -82,4 +82,20 @@ static void arq_open_by_hand(uint8_t window)
 	log_n = 0;
 }
 
+/* Units number from .. from + n - 1, sent one at a time from time t, each
+ * acknowledged rtt ms after it went out: a steady link for the RTT
+ * estimator. Returns the time after the last acknowledgement. */
+static uint32_t arq_steady_units(uint16_t from, uint16_t n, uint32_t t, uint32_t rtt)
+{
+	uint8_t x = 0;
+	uint16_t i;
+
+	for (i = from; i < from + n; i++) {
+		phyllo_arq_send(&a, 0x60, &x, 1, t);
+		t += rtt;
+		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
+	}
+	return t;
+}
+
 #endif /* PHYLLO_TEST_ARQ_HARNESS_H */

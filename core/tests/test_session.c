@@ -147,16 +147,8 @@ static void arq_backoff_ends_on_progress(void)
  * largest frame's time each way. */
 static void arq_rto_floor_has_variance_and_line_time(void)
 {
-	uint16_t i;
-	uint8_t x = 0;
-	uint32_t t = 0;
-
 	arq_open_by_hand(1);
-	for (i = 0; i < 60; i++) {
-		phyllo_arq_send(&a, 0x60, &x, 1, t);
-		t += 46;
-		peer(0, (uint8_t)(i + 1), PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, t, NULL);
-	}
+	arq_steady_units(0, 60, 0, 46);
 	PTEST_EXPECT_EQ(stats.rtt_ms, 46);
 	PTEST_EXPECT_EQ(a.rto, 46 + 10);
 	phyllo_arq_set_line_ms(&a, 23);		/* 257 bytes at 115200 baud */
