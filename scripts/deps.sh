@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
 # Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm
-#        kernels dkms python cortexm cortexm-flash megaavr)
+#        kernels dkms python cortexm cortexm-flash megaavr capture)
 set -e
-pkgs=""
+pkgs="" preseed=""
 for group in "$@"; do
 	case "$group" in
 	core)    pkgs="$pkgs gcc make libc6-dev python3 libjansson-dev pkg-config" ;;
@@ -20,6 +20,8 @@ for group in "$@"; do
 	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;
 	megaavr) pkgs="$pkgs debootstrap util-linux gcc libc6-dev" ;;
 	cortexm-flash) pkgs="$pkgs teensy-loader-cli bossa-cli" ;;
+	# tshark asks whether non-root users may capture: no (preseeded)
+	capture) pkgs="$pkgs tshark debconf"; preseed="wireshark-common wireshark-common/install-setuid boolean false" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
 	esac
 done
@@ -38,4 +40,5 @@ export DEBIAN_FRONTEND=noninteractive
 # than fail on the dpkg lock.
 lock="-o DPkg::Lock::Timeout=900"
 apt-get $lock update -q >/dev/null
+[ -z "$preseed" ] || echo "$preseed" | debconf-set-selections
 apt-get $lock install -y -q --no-install-recommends $missing >/dev/null
