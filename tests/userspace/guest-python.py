@@ -5,7 +5,7 @@ peer at the far end of the link. Prints "python on DEV: ok" or fails."""
 
 import sys
 
-import phyllo
+import phyllolink as phyllo
 
 dev = sys.argv[1]
 with phyllo.open(dev) as link:

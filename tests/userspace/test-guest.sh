@@ -21,7 +21,7 @@ cc -Wall -Wextra -Werror -I"$top/userspace/include" "$work/ping.c" "$build/host/
 # importing it here), the package, libphyllo.so.0 and the libraries of it all
 py=$(/usr/bin/python3 -S -c 'import sys; sys.path[:0] = sys.argv[1:]
 import os; os.environ["PHYLLO_LIBRARY"] = sys.argv[1] + "/../build/host/libphyllo.so.0"
-import phyllo, msgpack, errno, select, time, ctypes
+import phyllolink, msgpack, errno, select, time, ctypes
 print(" ".join(sorted({m.__file__ for m in list(sys.modules.values())
       if getattr(m, "__file__", "") and m.__file__.startswith("/usr/")})))' \
 	"$top/python" /usr/lib/python3/dist-packages)
@@ -36,7 +36,7 @@ done
 	"$work/ping-example:/bin/ping-example" "$top/tests/userspace/guest-attach.sh:/attach.sh" \
 	"$build/host/libphyllo.so.0.1.0:/lib/libphyllo.so.0" \
 	"$(readlink -f /usr/bin/python3):/usr/bin/python3" \
-	"$top/python/phyllo/__init__.py:/py/phyllo/__init__.py" \
+	"$top/python/phyllolink/__init__.py:/py/phyllolink/__init__.py" \
 	"$top/tests/userspace/guest-python.py:/py/guest-python.py" $pyspec
 echo "test-guest: Linux $kver in qemu (TCG): attach, detach, hang-up, libphyllo on /dev/phyllo0"
 timeout 600 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-"""The Python package against `phyllo peer --echo --pty` (the board: it sends
+"""The Python package (phyllolink) against `phyllo peer --echo --pty` (the board: it sends
 every unit back) on the userspace transport, and two Links on a socketpair
 for what an echo cannot show (callbacks on another topic, a session reset).
 
@@ -11,12 +11,13 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
-import phyllo
+import phyllolink as phyllo
 
 BIN = os.environ.get("PHYLLO_BIN", "build/host/phyllo")
 
@@ -51,6 +52,22 @@ def test_publish_and_iterate_a_subscription(link):
     msgs = list(link.messages(timeout=2))
     assert [(m.topic, m.value) for m in msgs] == [("sensors/t", 21.5)]
     assert isinstance(msgs[0].value, float)
+
+
+def test_iterating_a_subscription_yields_its_messages_only(link):
+    early = link.subscribe("sensors/")
+    servo = link.subscribe("servo", count=2, timeout=5)
+    link.publish("sensors/a", 1)
+    link.publish("servo", 10)
+    link.publish("sensors/b", 2)
+    link.publish("servo", 20)
+    link.publish("servo", 30)
+    link.flush(timeout=5)
+    assert [m.value for m in servo] == [10, 20]          # count ends it
+    # what arrived meanwhile for the earlier subscription was kept for it
+    assert [(m.topic, m.value) for m in early.messages(count=2, timeout=5)] == \
+        [("sensors/a", 1), ("sensors/b", 2)]
+    assert [m.value for m in servo.messages(timeout=0.5)] == [30]   # timeout ends it
 
 
 def test_integers_stay_integers(link):
@@ -219,3 +236,100 @@ def test_iterator_from_another_thread_publisher():
     assert got == list(range(50))
     b.close()
     a.close()
+
+
+@pytest.fixture
+def silent_tty():
+    """A pty whose far end nobody serves: a board that is not there."""
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    yield path
+    os.close(slave)
+    os.close(master)
+
+
+def test_publish_with_nobody_there_raises(silent_tty):
+    with phyllo.open(silent_tty, connect_timeout=0.3) as lk:
+        with pytest.raises(phyllo.NoPeer) as e:
+            lk.publish("temp", 21.5)
+        assert "no session with the far end" in str(e.value)
+        assert isinstance(e.value, TimeoutError) and e.value.errno == errno.ETIMEDOUT
+        with pytest.raises(phyllo.NoPeer):
+            lk.request("ping", 1)
+        assert lk.status()["state"] == "connecting"
+
+
+def test_unacknowledged_publish_raises_at_the_end_of_with(silent_tty):
+    lk = phyllo.open(silent_tty, handshake=False, linger=0.3)
+    with pytest.raises(phyllo.NoPeer) as e:
+        with lk:
+            lk.publish("temp", 21.5)   # no handshake: nothing to wait for first
+    assert "1 reliable message(s) not acknowledged" in str(e.value)
+    with pytest.raises(ValueError):
+        lk.publish("temp", 1)          # and the link is closed
+
+
+def test_unknown_preset_transport_and_speed_list_the_known(silent_tty):
+    with pytest.raises(ValueError) as e:
+        phyllo.open(silent_tty, preset="fast")
+    assert str(e.value) == "preset 'fast': not one of minimal, reduced, standard"
+    with pytest.raises(ValueError) as e:
+        phyllo.open(silent_tty, transport="usb")
+    assert "auto, kernel, tty" in str(e.value)
+    with pytest.raises(ValueError) as e:
+        phyllo.open(silent_tty, baud=12345)
+    text = str(e.value)
+    assert text.startswith("baud 12345: not a supported speed; the supported speeds are 1200, ")
+    assert ", 115200, " in text and text.endswith("4000000")
+    assert phyllo.speeds()[0] == 1200 and 12345 not in phyllo.speeds()
+    with phyllo.open(silent_tty, baud=57600, preset=phyllo.REDUCED) as lk:
+        assert lk.status()["preset"] == "reduced"
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYDIR = os.path.dirname(HERE)
+TOP = os.path.dirname(PYDIR)
+
+
+def _python(code, **env):
+    e = {k: v for k, v in os.environ.items() if k != "PHYLLO_LIBRARY"}
+    e.update(PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1", **env)
+    return subprocess.run([sys.executable, "-c", code], env=e, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_a_missing_library_says_how_to_get_it():
+    r = _python("import phyllolink", PHYLLO_LIBRARY="/nonexistent/libphyllo.so.0")
+    assert r.returncode != 0
+    assert "ImportError: phyllolink: cannot load libphyllo" in r.stderr
+    assert "make libphyllo" in r.stderr and "PHYLLO_LIBRARY" in r.stderr
+
+
+def test_pythonpath_finds_the_trees_library():
+    tree = os.path.join(TOP, "build", "host", "libphyllo.so.0")
+    if not os.path.exists(tree):
+        pytest.skip("no build/host/libphyllo.so.0 in this tree (BUILD elsewhere)")
+    r = _python("import phyllolink; print(phyllolink._lib._name)")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == tree
+
+
+def _readme_python():
+    """The first Python block of README.md's '## Python' section."""
+    with open(os.path.join(TOP, "README.md")) as f:
+        text = f.read()
+    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+
+def test_the_readme_example_runs_to_its_last_line(board):
+    code = _readme_python().replace('"/dev/ttyACM0"', repr(board[1]))
+    assert repr(board[1]) in code
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1"))
+    assert r.returncode == 0, r.stderr
+    # the echo peer sends every message back: ping answers 1, the three
+    # pings come back in order, the callback sees its topic only
+    assert r.stdout.splitlines() == ["ping 1", "echo [1, 2.5, 'three']",
+                                     "ping 0", "ping 1", "ping 2", "0 up"]
