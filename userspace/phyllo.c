@@ -6,6 +6,7 @@
 #include <string.h>
 #include "cmds.h"
 #include "peer.h"
+#include "capture.h"
 
 static const struct {
 	const char *name;
@@ -21,6 +22,7 @@ static const struct {
 	{ "stats", stats_main, "print a link's counters" },
 	{ "drain", drain_main, "read and discard in bursts (a slow application)" },
 	{ "peer", peer_main, "run the protocol stack in userspace (echo server or client)" },
+	{ "capture", capture_main, "record a link's frames as pcapng (Wireshark)" },
 };
 
 static void usage(FILE *f)

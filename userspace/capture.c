@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * capture.c - pcapng files of a link's frames (capture.h), and
+ * `phyllo capture`:
+ *   --device /dev/phylloN   the module's trace events of that link, read
+ *                           from a tracefs instance of our own (so another
+ *                           user of the global trace buffer is not
+ *                           disturbed), one packet per event;
+ *   -- COMMAND              a userspace stack (`phyllo peer`) run with
+ *                           PHYLLO_CAPTURE set: it writes its own frames.
+ * Both stop when COMMAND ends, after -t seconds, or at SIGINT/SIGTERM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture.h"
+#include "util.h"
+
+struct capture_chunk {
+	uint8_t buf[CAPTURE_SNAP];
+	size_t len;
+};
+
+struct capture {
+	FILE *f;
+	char *path;
+	bool failed;
+	struct capture_chunk dir[2];	/* CAPTURE_IN - 1, CAPTURE_OUT - 1 */
+};
+
+/* pcapng is written little-endian, as its byte-order magic says. */
+static size_t put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	return 2;
+}
+
+static size_t put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+	return 4;
+}
+
+/* An option: code, length, value, zero padding to 32 bits. */
+static size_t put_opt(uint8_t *p, uint16_t code, const void *v, size_t n)
+{
+	size_t pad = (4 - n % 4) % 4;
+
+	put16(p, code);
+	put16(p + 2, (uint16_t)n);
+	memcpy(p + 4, v, n);
+	memset(p + 4 + n, 0, pad);
+	return 4 + n + pad;
+}
+
+/* Close block b of type at length n (options ended): fill in both
+ * length words and write it. */
+static void block_write(struct capture *c, uint8_t *b, uint32_t type, size_t n)
+{
+	n += put32(b + n, 0);	/* opt_endofopt */
+	put32(b, type);
+	put32(b + 4, (uint32_t)(n + 4));
+	put32(b + n, (uint32_t)(n + 4));
+	if (fwrite(b, 1, n + 4, c->f) != n + 4 || fflush(c->f))
+		c->failed = true;
+}
+
+static size_t opt_str(uint8_t *p, uint16_t code, const char *s)
+{
+	size_t n = strlen(s);
+
+	return put_opt(p, code, s, n > 1000 ? 1000 : n);
+}
+
+static void capture_headers(struct capture *c, uint16_t linktype, const char *if_name,
+			    const char *if_desc)
+{
+	static uint8_t b[4096];
+	const uint8_t tsresol = 6;	/* microseconds */
+	size_t n = 8;
+
+	n += put32(b + n, 0x1A2B3C4D);	/* byte-order magic */
+	n += put16(b + n, 1);		/* version 1.0 */
+	n += put16(b + n, 0);
+	n += put32(b + n, 0xffffffff);	/* section length: not given */
+	n += put32(b + n, 0xffffffff);
+	n += opt_str(b + n, 4, "phyllo " PHYLLO_VERSION);	/* shb_userappl */
+	block_write(c, b, 0x0A0D0D0A, n);
+	n = 8;
+	n += put16(b + n, linktype);
+	n += put16(b + n, 0);
+	n += put32(b + n, CAPTURE_SNAP);
+	n += opt_str(b + n, 2, if_name);	/* if_name */
+	n += opt_str(b + n, 3, if_desc);	/* if_description */
+	n += put_opt(b + n, 9, &tsresol, 1);	/* if_tsresol */
+	block_write(c, b, 1, n);
+}
+
+struct capture *capture_open(const char *path, uint16_t linktype, const char *if_name,
+			     const char *if_desc)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->f = fopen(path, "wb");
+	c->path = strdup(path);
+	if (!c->f || !c->path) {
+		if (c->f)
+			fclose(c->f);
+		free(c->path);
+		free(c);
+		return NULL;
+	}
+	capture_headers(c, linktype, if_name, if_desc);
+	return c;
+}
+
+struct capture *capture_open_env(const char *who, const char *if_name, const char *preset)
+{
+	const char *path = getenv(CAPTURE_ENV);
+	char desc[256];
+	struct capture *c;
+
+	if (!path || !*path)
+		return NULL;
+	snprintf(desc, sizeof(desc), "phyllo frames, preset %s, from %s (userspace stack): "
+		 "one COBS chunk per packet, delimiters removed", preset, who);
+	c = capture_open(path, CAPTURE_LINKTYPE_FRAMES, if_name, desc);
+	if (!c) {
+		fprintf(stderr, "%s: %s=%s: cannot write it: %s\n", who, CAPTURE_ENV, path,
+			strerror(errno));
+		exit(1);
+	}
+	return c;
+}
+
+static uint64_t capture_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void capture_packet(struct capture *c, enum capture_dir dir, uint64_t ts_us,
+		    const uint8_t *data, size_t n, size_t orig_len)
+{
+	static uint8_t b[CAPTURE_SNAP + 64];
+	size_t k = 8, pad;
+
+	if (n > CAPTURE_SNAP)
+		n = CAPTURE_SNAP;
+	pad = (4 - n % 4) % 4;
+	k += put32(b + k, 0);				/* interface 0 */
+	k += put32(b + k, (uint32_t)(ts_us >> 32));
+	k += put32(b + k, (uint32_t)ts_us);
+	k += put32(b + k, (uint32_t)n);
+	k += put32(b + k, (uint32_t)orig_len);
+	memcpy(b + k, data, n);
+	memset(b + k + n, 0, pad);
+	k += n + pad;
+	if (dir != CAPTURE_NONE) {
+		uint8_t flags[4];
+
+		put32(flags, dir);			/* epb_flags: direction */
+		k += put_opt(b + k, 2, flags, 4);
+	}
+	block_write(c, b, 6, k);
+}
+
+void capture_bytes(struct capture *c, enum capture_dir dir, const uint8_t *b, size_t n)
+{
+	struct capture_chunk *ch;
+	size_t i;
+
+	if (!c || (dir != CAPTURE_IN && dir != CAPTURE_OUT))
+		return;
+	ch = &c->dir[dir - 1];
+	for (i = 0; i < n; i++) {
+		if (b[i]) {
+			if (ch->len < CAPTURE_SNAP)
+				ch->buf[ch->len] = b[i];
+			ch->len++;
+		} else if (ch->len) {
+			capture_packet(c, dir, capture_now_us(), ch->buf, ch->len, ch->len);
+			ch->len = 0;
+		}
+	}
+}
+
+int capture_close(struct capture *c)
+{
+	int ret;
+
+	if (!c)
+		return 0;
+	ret = fclose(c->f) || c->failed;
+	if (ret)
+		fprintf(stderr, "phyllo: writing the capture %s failed\n", c->path);
+	free(c->path);
+	free(c);
+	return ret;
+}
+
+/* ---- phyllo capture ---- */
+
+static volatile sig_atomic_t capture_stop;
+
+static void capture_on_signal(int sig)
+{
+	capture_stop = sig;
+}
+
+struct capture_opts {
+	const char *file, *device;
+	unsigned long timeout_s;
+	char **cmd;
+};
+
+/* The tracefs instance of one capture run. */
+struct capture_trace {
+	char dir[PATH_MAX];
+	int pipe;
+	int64_t mono_to_real_us;	/* trace_clock mono -> real time */
+	char line[4096];
+	size_t len;
+};
+
+static void capture_usage(FILE *f)
+{
+	fputs("usage: phyllo capture [-w FILE] [-t S] --device /dev/phylloN [-- COMMAND [ARG...]]\n"
+	      "       phyllo capture [-w FILE] [-t S] -- COMMAND [ARG...]\n"
+	      "Record a link as pcapng for Wireshark (tools/wireshark/phyllo.lua).\n"
+	      "\n"
+	      "  -w, --write FILE    the pcapng file (default phyllo.pcapng)\n"
+	      "  -d, --device DEV    /dev/phylloN: its trace events, through tracefs (root)\n"
+	      "  -t, --timeout S     stop after S seconds (default: when COMMAND ends, or\n"
+	      "                      at Ctrl-C)\n"
+	      "  -- COMMAND          run COMMAND meanwhile; without --device it is a\n"
+	      "                      userspace stack (phyllo peer ...) run with\n"
+	      "                      " CAPTURE_ENV "=FILE: it writes its own frames, both\n"
+	      "                      directions, as the stack sees them\n", f);
+}
+
+static void capture_parse(struct capture_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "write", required_argument, NULL, 'w' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->file = "phyllo.pcapng";
+	while ((c = getopt_long(argc, argv, "+w:d:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'w': o->file = optarg; break;
+		case 'd': o->device = optarg; break;
+		case 't': o->timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
+		case 'h': capture_usage(stdout); exit(0);
+		default: capture_usage(stderr); exit(2);
+		}
+	}
+	o->cmd = optind < argc ? argv + optind : NULL;
+	if (!o->device && !o->cmd) {
+		fputs("phyllo capture: say what to capture: --device /dev/phylloN, or -- COMMAND "
+		      "(a userspace stack)\n", stderr);
+		capture_usage(stderr);
+		exit(2);
+	}
+}
+
+/* The N of /dev/phylloN (through symlinks such as /dev/phyllo/by-tty/X);
+ * anything but a character device named phylloN is refused. */
+static int capture_unit(const char *dev)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	const char *base;
+	char *end;
+	long n;
+
+	if (!realpath(dev, real) || stat(real, &st)) {
+		fprintf(stderr, "phyllo capture: %s: %s\n", dev, strerror(errno));
+		return -1;
+	}
+	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (!S_ISCHR(st.st_mode) || strncmp(base, "phyllo", 6) ||
+	    (n = strtol(base + 6, &end, 10)) < 0 || *end || end == base + 6) {
+		fprintf(stderr, "phyllo capture: %s is not a /dev/phylloN character device\n",
+			dev);
+		return -1;
+	}
+	return (int)n;
+}
+
+/* Write s to the file name of the instance; -1 after saying why. */
+static int trace_set(const struct capture_trace *t, const char *name, const char *s)
+{
+	char path[PATH_MAX + 64];
+	int fd, ok;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, name);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok = fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		fprintf(stderr, "phyllo capture: cannot write '%s' to %s: %s\n", s, path,
+			strerror(errno));
+	return ok ? 0 : -1;
+}
+
+/* tracefs, mounted if it is not (a bare initramfs, a container). */
+static const char *trace_root(void)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/instances", roots[i]);
+		if (!access(path, F_OK))
+			return roots[i];
+	}
+	if (!mount("nodev", roots[0], "tracefs", 0, NULL))
+		return roots[0];
+	return NULL;
+}
+
+static int64_t mono_to_real_us(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	return ((int64_t)r.tv_sec - m.tv_sec) * 1000000 + (r.tv_nsec - m.tv_nsec) / 1000;
+}
+
+/* A tracefs instance of our own with the phyllo events of one unit. */
+static int trace_start(struct capture_trace *t, int unit)
+{
+	const char *root = trace_root();
+	char filter[64], path[PATH_MAX + 16];
+
+	if (!root) {
+		fputs("phyllo capture: no tracefs (/sys/kernel/tracing): a kernel with "
+		      "CONFIG_TRACING, and root, are needed\n", stderr);
+		return -1;
+	}
+	snprintf(t->dir, sizeof(t->dir), "%s/instances/phyllo-capture-%d", root, (int)getpid());
+	if (mkdir(t->dir, 0700)) {
+		fprintf(stderr, "phyllo capture: cannot make the trace instance %s: %s\n", t->dir,
+			strerror(errno));
+		return -1;
+	}
+	snprintf(filter, sizeof(filter), "unit == %d", unit);
+	if (trace_set(t, "trace_clock", "mono") || trace_set(t, "buffer_size_kb", "4096") ||
+	    trace_set(t, "events/phyllo/filter", filter) ||
+	    trace_set(t, "events/phyllo/enable", "1"))
+		return -1;
+	t->mono_to_real_us = mono_to_real_us();
+	snprintf(path, sizeof(path), "%s/trace_pipe", t->dir);
+	t->pipe = open(path, O_RDONLY | O_NONBLOCK);
+	if (t->pipe < 0) {
+		fprintf(stderr, "phyllo capture: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void trace_stop(struct capture_trace *t)
+{
+	if (!t->dir[0])
+		return;
+	if (t->pipe > 0)
+		close(t->pipe);
+	trace_set(t, "events/phyllo/enable", "0");
+	if (rmdir(t->dir))
+		fprintf(stderr, "phyllo capture: cannot remove %s: %s\n", t->dir, strerror(errno));
+	t->dir[0] = 0;
+}
+
+/* Which way an event's frame went. */
+static enum capture_dir event_dir(const char *name)
+{
+	if (!strncmp(name, "phyllo_rx_", 10) || !strcmp(name, "phyllo_queue_drop"))
+		return CAPTURE_IN;
+	if (!strncmp(name, "phyllo_tx_", 10) || !strcmp(name, "phyllo_retransmit"))
+		return CAPTURE_OUT;
+	return CAPTURE_NONE;
+}
+
+/* One trace_pipe line: "TASK-PID [CPU] FLAGS SECS.USECS: NAME: FIELDS". */
+static void trace_line(struct capture *c, const struct capture_trace *t, char *line)
+{
+	char *name = strstr(line, ": phyllo_"), *colon, *ts;
+	char rec[1024];
+	double secs;
+	int n;
+
+	if (!name)
+		return;
+	*name = 0;
+	name += 2;
+	colon = strchr(name, ':');
+	ts = strrchr(line, ' ');
+	if (!colon || !ts)
+		return;
+	*colon = 0;
+	secs = strtod(ts + 1, NULL);
+	n = snprintf(rec, sizeof(rec), "%s %s", name, colon[1] == ' ' ? colon + 2 : colon + 1);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(rec))
+		n = sizeof(rec) - 1;
+	capture_packet(c, event_dir(name), (uint64_t)((int64_t)(secs * 1e6) + t->mono_to_real_us),
+		       (const uint8_t *)rec, (size_t)n, (size_t)n);
+}
+
+/* Read what trace_pipe has now; returns the events written. */
+static unsigned long trace_drain(struct capture *c, struct capture_trace *t)
+{
+	unsigned long events = 0;
+	ssize_t r;
+	char *nl;
+
+	while ((r = read(t->pipe, t->line + t->len, sizeof(t->line) - 1 - t->len)) > 0) {
+		t->len += (size_t)r;
+		t->line[t->len] = 0;
+		while ((nl = strchr(t->line, '\n'))) {
+			*nl = 0;
+			trace_line(c, t, t->line);
+			events++;
+			t->len -= (size_t)(nl + 1 - t->line);
+			memmove(t->line, nl + 1, t->len + 1);
+		}
+		if (t->len == sizeof(t->line) - 1)
+			t->len = 0;	/* a line that long is not ours */
+	}
+	return events;
+}
+
+static pid_t capture_spawn(char **cmd, const char *file, bool env)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (env)
+			setenv(CAPTURE_ENV, file, 1);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "phyllo capture: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0)
+		perror("phyllo capture: fork");
+	return pid;
+}
+
+/* Wait for the child, the timeout or a signal, draining the trace; the
+ * exit status. */
+static int capture_wait(struct capture *c, struct capture_trace *t, pid_t child,
+			unsigned long timeout_s, unsigned long *events)
+{
+	uint64_t end = timeout_s ? util_now_us() + (uint64_t)timeout_s * 1000000u : 0;
+	int status = 0, ret = 0;
+
+	while (!capture_stop && (!end || util_now_us() < end)) {
+		struct pollfd pfd = { .fd = t ? t->pipe : -1, .events = POLLIN };
+
+		poll(&pfd, 1, 100);
+		if (t)
+			*events += trace_drain(c, t);
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child) {
+			ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			child = 0;
+			break;
+		}
+	}
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, &status, 0);
+	}
+	if (t)
+		*events += trace_drain(c, t);
+	return ret;
+}
+
+static int capture_device(const struct capture_opts *o)
+{
+	struct capture_trace t = { .pipe = -1 };
+	struct capture *c = NULL;
+	unsigned long events = 0;
+	char name[32], desc[160];
+	pid_t child = 0;
+	int unit = capture_unit(o->device), ret = 1;
+
+	if (unit < 0)
+		return 1;
+	snprintf(name, sizeof(name), "phyllo%d", unit);
+	snprintf(desc, sizeof(desc), "phyllo trace events of /dev/phyllo%d (phyllo.ko, "
+		 "tracefs): one event per packet, as text", unit);
+	if (trace_start(&t, unit))
+		goto out;
+	c = capture_open(o->file, CAPTURE_LINKTYPE_EVENTS, name, desc);
+	if (!c) {
+		fprintf(stderr, "phyllo capture: %s: %s\n", o->file, strerror(errno));
+		goto out;
+	}
+	if (o->cmd && (child = capture_spawn(o->cmd, o->file, false)) < 0)
+		goto out;
+	ret = capture_wait(c, &t, child, o->timeout_s, &events);
+	fprintf(stderr, "phyllo capture: %lu events of phyllo%d in %s\n", events, unit, o->file);
+out:
+	trace_stop(&t);
+	if (capture_close(c))
+		ret = 1;
+	return ret;
+}
+
+int capture_main(int argc, char **argv)
+{
+	struct capture_opts o = { 0 };
+	struct sigaction sa = { .sa_handler = capture_on_signal };
+	pid_t child;
+
+	capture_parse(&o, argc, argv);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (o.device)
+		return capture_device(&o);
+	child = capture_spawn(o.cmd, o.file, true);
+	if (child < 0)
+		return 1;
+	return capture_wait(NULL, NULL, child, o.timeout_s, NULL);
+}
