@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include "peer.h"
 #include "fault.h"
+#include "capture.h"
 #include "link.h"
 #include "client.h"
 #include "stream.h"
@@ -70,6 +71,7 @@ struct peer {
 	struct phyllo_stack st;
 	struct link_io io;
 	struct fault *fault;
+	struct capture *cap;	/* $PHYLLO_CAPTURE: the frames the stack sees */
 	uint8_t *tx;
 	size_t txlen, txcap;
 	uint8_t txframe[PHYLLO_WIRE_MAX + 16];
@@ -135,6 +137,7 @@ static void stack_out(void *ctx, const uint8_t *buf, uint16_t n)
 {
 	struct peer *p = ctx;
 
+	capture_bytes(p->cap, CAPTURE_OUT, buf, n);
 	if (!p->fault) {
 		tx_append(p, buf, n);
 		return;
@@ -267,6 +270,7 @@ static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
 {
 	uint16_t used = 0;
 
+	capture_bytes(p->cap, CAPTURE_IN, b, n);
 	/* After a crash the bytes the injector already passed on are still
 	 * counted (its counts stay comparable), and nothing is done. */
 	while (used < n) {
@@ -876,6 +880,7 @@ static int peer_setup(struct peer *p)
 	/* the settings are good: only now touch the link */
 	if (link_open(&p->o.link, &p->io))
 		return -1;
+	p->cap = capture_open_env("phyllo peer", p->io.name, util_preset_name(p->o.preset));
 	if (p->o.link.pty_link)
 		fprintf(stderr, "phyllo peer: pty %s linked at %s\n", p->io.name, p->o.link.pty_link);
 	if (p->o.role == ROLE_CLIENT && client_init(&p->cl, &p->o.payload, p->o.count, p->o.window))
@@ -936,6 +941,7 @@ int peer_main(int argc, char **argv)
 			"and not answered are lost\n", (unsigned long long)p.echoed,
 			peer_unanswered(&p));
 	peer_report(&p);
+	capture_close(p.cap);
 	link_close(&p.io);
 	if (ret)
 		return ret > 0 ? ret : 1;
