@@ -13,7 +13,7 @@ BUILD ?= $(CURDIR)/build
 HOST := $(BUILD)/host
 CHECK_TARGETS :=
 
-.PHONY: all check deps-core help install install-module
+.PHONY: all check deps-core help install install-module uninstall
 all: $(HOST)/phyllo
 
 -include core/core.mk
@@ -24,6 +24,10 @@ all: $(HOST)/phyllo
 -include tests/fuzz/fuzz.mk
 -include tests/storm/storm.mk
 -include tests/soak/soak.mk
+-include tests/packages/packages.mk
+
+# `make` builds libphyllo too: the Python package finds it in build/host/.
+all: libphyllo
 
 check: $(CHECK_TARGETS)
 	@echo "make check: all of [$(CHECK_TARGETS)] passed"
@@ -41,6 +45,12 @@ install: $(HOST)/phyllo install-lib install-system
 	install -D -m 644 docs/phyllo.4 $(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4
 	install -D -m 644 uapi/phyllo.h $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
 
+# What `make install` put there, with the same PREFIX and DESTDIR
+# (tests/packages/test-uninstall.sh checks that nothing is left).
+uninstall: uninstall-lib uninstall-system
+	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4 $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
+
 # phyllo.ko for the running kernel (needs its headers: linux-headers-$(uname -r)).
 KREL ?= $(shell uname -r)
 install-module:
@@ -55,4 +65,7 @@ help:
 	@echo "make check           every test: $(CHECK_TARGETS)"
 	@echo "make bench           kernel line discipline vs userspace stack"
 	@echo "make install         the phyllo tool and man pages (PREFIX=$(PREFIX))"
+	@echo "make uninstall       removes what make install put there (same PREFIX, DESTDIR)"
+	@echo "make libphyllo       build/host/libphyllo.so.0 (part of make; the Python package uses it)"
+	@echo "make deb             the Debian packages, in build/deb/ (apt install ./build/deb/*.deb)"
 	@echo "make install-module  phyllo.ko for the running kernel"

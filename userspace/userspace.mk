@@ -131,6 +131,14 @@ install-lib: $(LIB_SO) $(HOST)/libphyllo.a
 	done
 	$(if $(DESTDIR),,ldconfig)
 
+.PHONY: uninstall-lib
+uninstall-lib:
+	rm -f $(DESTDIR)$(LIBDIR)/$(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/libphyllo.so.$(PHYLLO_SOVERSION) \
+		$(DESTDIR)$(LIBDIR)/libphyllo.so $(DESTDIR)$(LIBDIR)/libphyllo.a \
+		$(DESTDIR)$(PREFIX)/include/libphyllo.h $(DESTDIR)$(LIBDIR)/pkgconfig/phyllo.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man3/libphyllo.3 $(LIB_MAN3:%=$(DESTDIR)$(PREFIX)/share/man/man3/%.3)
+	$(if $(DESTDIR),,ldconfig)
+
 # The Python package (python/) over the shared library: pytest against
 # `phyllo peer --echo` on a pty; Debian's python3 (python3-pytest, -msgpack).
 CHECK_TARGETS += test-python
@@ -155,6 +163,12 @@ install-system:
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service
 	install -D -m 644 userspace/system/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
+
+.PHONY: uninstall-system
+uninstall-system:
+	rm -f $(DESTDIR)$(UDEV_RULES_DIR)/70-phyllo.rules $(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service \
+		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/phyllo 2>/dev/null || true
 
 # What needs the module: attach, detach and hang-up, libphyllo and the
 # Python package on /dev/phylloN, in Debian's kernel under qemu
