@@ -24,6 +24,7 @@ all: $(HOST)/phyllo
 -include tests/fuzz/fuzz.mk
 -include tests/storm/storm.mk
 -include tests/soak/soak.mk
+-include tests/bridge/bridge.mk
 -include tests/packages/packages.mk
 
 # `make` builds libphyllo too: the Python package finds it in build/host/.

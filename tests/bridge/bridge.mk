@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# phyllo-bridge (userspace/bridge/): a link's topics on an MQTT broker, in
+# build/host/. A binary of its own, so that the phyllo tool does not link
+# libmosquitto; `phyllo bridge ...` runs it (userspace/bridge_exec.c).
+#   phyllo-bridge      optimised, linked with libphyllo.a and Debian's
+#                      libmosquitto (scripts/deps.sh mqtt)
+#   phyllo-bridge-san  the same with ASan + UBSan, what the tests run
+# Targets (check: in make check):
+#   test-bridge        check: unit tests of the configuration, topic map,
+#                      payloads and queue; then tests/bridge/test-bridge.sh
+#                      against Debian's mosquitto on 127.0.0.1
+#   install-bridge     the binary, phyllo-bridge(1), the systemd unit and
+#                      the example configuration (not part of `make install`:
+#                      it needs libmosquitto)
+
+BRIDGE_SRC := $(wildcard userspace/bridge/*.c)
+BRIDGE_HDR := $(wildcard userspace/bridge/*.h)
+BRIDGE_LIBS := -lmosquitto $(PHYLLO_LIBS)
+
+.PHONY: deps-mqtt phyllo-bridge test-bridge install-bridge
+deps-mqtt:
+	@scripts/deps.sh core mqtt
+
+$(HOST)/phyllo-bridge: $(BRIDGE_SRC) $(BRIDGE_HDR) $(HOST)/libphyllo.a | deps-mqtt
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g $(BRIDGE_SRC) $(HOST)/libphyllo.a -o $@ $(BRIDGE_LIBS)
+
+$(HOST)/phyllo-bridge-san: $(BRIDGE_SRC) $(BRIDGE_HDR) $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) \
+		| deps-mqtt
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) $(BRIDGE_SRC) $(LIB_SRC) $(CORE_SRC) -o $@ $(BRIDGE_LIBS)
+
+$(HOST)/test-bridge: tests/bridge/test_bridge.c userspace/bridge/bridge_conf.c \
+		userspace/bridge/bridge_map.c $(BRIDGE_HDR) $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) \
+		tests/ptest.c | deps-core
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) -Itests -Iuserspace/bridge tests/bridge/test_bridge.c \
+		userspace/bridge/bridge_conf.c userspace/bridge/bridge_map.c tests/ptest.c \
+		$(LIB_SRC) $(CORE_SRC) -o $@ $(PHYLLO_LIBS)
+
+$(HOST)/bridge-board: tests/bridge/board.c $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) | deps-core
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) tests/bridge/board.c $(LIB_SRC) $(CORE_SRC) -o $@ \
+		$(PHYLLO_LIBS)
+
+phyllo-bridge: $(HOST)/phyllo-bridge
+
+CHECK_TARGETS += test-bridge
+test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phyllo-san \
+		$(HOST)/bridge-board
+	$(HOST)/test-bridge
+	tests/bridge/test-bridge.sh $(HOST)
+
+install-bridge: $(HOST)/phyllo-bridge
+	install -D -m 755 $(HOST)/phyllo-bridge $(DESTDIR)$(PREFIX)/bin/phyllo-bridge
+	install -D -m 644 docs/phyllo-bridge.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo-bridge.1
+	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed -e 's|@BINDIR@|$(PREFIX)/bin|' userspace/system/phyllo-bridge@.service.in \
+		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-bridge@.service
+	install -D -m 644 tests/bridge/bridge.conf.example \
+		$(DESTDIR)$(PREFIX)/share/doc/phyllo/bridge.conf.example

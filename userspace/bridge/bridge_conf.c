@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * bridge_conf.c - phyllo-bridge's configuration file: `key = value` lines,
+ * blank lines and `#` comments; the value runs to the end of the line,
+ * spaces around it trimmed. One format, simple enough not to need a
+ * library. Every key is in phyllo-bridge(1); anything else is an error
+ * that names the line, so a typo never passes for a default.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bridge.h"
+
+void phyllo_bridge_conf_init(struct phyllo_bridge_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->prefix, "phyllo");
+	strcpy(c->host, "localhost");
+	c->protocol = 4;
+	c->keepalive = 30;
+	c->qos = 1;
+	c->queue = 1000;
+	c->inflight = 20;
+	c->stats_interval = 10;
+	c->reconnect_max = 30;
+	c->exit_timeout = 5;
+}
+
+static int set_str(char *dst, const char *v, char *err, size_t errlen)
+{
+	if (strlen(v) >= PHYLLO_BRIDGE_STR_MAX) {
+		snprintf(err, errlen, "value over %d bytes", PHYLLO_BRIDGE_STR_MAX - 1);
+		return -1;
+	}
+	strcpy(dst, v);
+	return 0;
+}
+
+static int set_uint(unsigned int *dst, const char *v, unsigned long lo, unsigned long hi,
+		    char *err, size_t errlen)
+{
+	char *end;
+	unsigned long n;
+
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || n < lo || n > hi || *v == '-') {
+		snprintf(err, errlen, "'%s' is not a number from %lu to %lu", v, lo, hi);
+		return -1;
+	}
+	*dst = (unsigned int)n;
+	return 0;
+}
+
+static int set_bool(bool *dst, const char *v, char *err, size_t errlen)
+{
+	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"))
+		*dst = true;
+	else if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0"))
+		*dst = false;
+	else {
+		snprintf(err, errlen, "'%s' is not yes or no", v);
+		return -1;
+	}
+	return 0;
+}
+
+/* import = <MQTT filter> <board topic> */
+static int set_import(struct phyllo_bridge_conf *c, const char *v, char *err, size_t errlen)
+{
+	struct phyllo_bridge_import *im;
+	const char *sp = strpbrk(v, " \t");
+	const char *t;
+	size_t fl;
+
+	if (c->n_imports == PHYLLO_BRIDGE_IMPORTS_MAX) {
+		snprintf(err, errlen, "more than %d imports", PHYLLO_BRIDGE_IMPORTS_MAX);
+		return -1;
+	}
+	if (!sp) {
+		snprintf(err, errlen, "import wants an MQTT filter and a board topic");
+		return -1;
+	}
+	fl = (size_t)(sp - v);
+	for (t = sp; *t == ' ' || *t == '\t'; t++)
+		;
+	if (fl >= PHYLLO_BRIDGE_MQTT_TOPIC_MAX || strlen(t) > PHYLLO_BRIDGE_TOPIC_MAX ||
+	    strpbrk(t, " \t+#")) {
+		snprintf(err, errlen, "import: filter too long, or board topic not 0-%d bytes "
+			 "without spaces, + or #", PHYLLO_BRIDGE_TOPIC_MAX);
+		return -1;
+	}
+	im = &c->imports[c->n_imports++];
+	memcpy(im->filter, v, fl);
+	im->filter[fl] = '\0';
+	strcpy(im->topic, t);
+	return 0;
+}
+
+static int set_key(struct phyllo_bridge_conf *c, const char *k, const char *v, char *err,
+		   size_t errlen)
+{
+	unsigned int u;
+
+	if (!strcmp(k, "link"))
+		return set_str(c->link, v, err, errlen);
+	if (!strcmp(k, "transport")) {
+		if (strcmp(v, "tty") && strcmp(v, "auto")) {
+			snprintf(err, errlen, "transport is auto or tty");
+			return -1;
+		}
+		c->tty = !strcmp(v, "tty");
+		return 0;
+	}
+	if (!strcmp(k, "baud")) {
+		if (set_uint(&u, v, 1200, 4000000, err, errlen))
+			return -1;
+		c->baud = u;
+		return 0;
+	}
+	if (!strcmp(k, "prefix"))
+		return set_str(c->prefix, v, err, errlen);
+	if (!strcmp(k, "name"))
+		return set_str(c->name, v, err, errlen);
+	if (!strcmp(k, "client_id"))
+		return set_str(c->client_id, v, err, errlen);
+	if (!strcmp(k, "host"))
+		return set_str(c->host, v, err, errlen);
+	if (!strcmp(k, "port")) {
+		if (set_uint(&u, v, 1, 65535, err, errlen))
+			return -1;
+		c->port = (int)u;
+		return 0;
+	}
+	if (!strcmp(k, "protocol")) {
+		if (!strcmp(v, "3.1.1") || !strcmp(v, "4"))
+			c->protocol = 4;
+		else if (!strcmp(v, "5"))
+			c->protocol = 5;
+		else {
+			snprintf(err, errlen, "protocol is 3.1.1 or 5");
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(k, "keepalive")) {
+		if (set_uint(&u, v, 5, 65535, err, errlen))
+			return -1;
+		c->keepalive = (int)u;
+		return 0;
+	}
+	if (!strcmp(k, "username"))
+		return set_str(c->username, v, err, errlen);
+	if (!strcmp(k, "password"))
+		return set_str(c->password, v, err, errlen);
+	if (!strcmp(k, "tls_ca_file"))
+		return c->tls = true, set_str(c->tls_ca_file, v, err, errlen);
+	if (!strcmp(k, "tls_ca_path"))
+		return c->tls = true, set_str(c->tls_ca_path, v, err, errlen);
+	if (!strcmp(k, "tls_cert_file"))
+		return c->tls = true, set_str(c->tls_cert_file, v, err, errlen);
+	if (!strcmp(k, "tls_key_file"))
+		return c->tls = true, set_str(c->tls_key_file, v, err, errlen);
+	if (!strcmp(k, "tls_verify")) {
+		bool verify;
+
+		if (set_bool(&verify, v, err, errlen))
+			return -1;
+		c->tls_insecure = !verify;
+		return 0;
+	}
+	if (!strcmp(k, "payload")) {
+		if (!strcmp(v, "json"))
+			c->payload = PHYLLO_BRIDGE_JSON;
+		else if (!strcmp(v, "raw"))
+			c->payload = PHYLLO_BRIDGE_RAW;
+		else {
+			snprintf(err, errlen, "payload is json or raw");
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(k, "qos")) {
+		if (set_uint(&u, v, 0, 1, err, errlen))
+			return -1;
+		c->qos = (int)u;
+		return 0;
+	}
+	if (!strcmp(k, "queue"))
+		return set_uint(&c->queue, v, 1, 1000000, err, errlen);
+	if (!strcmp(k, "inflight"))
+		return set_uint(&c->inflight, v, 1, 65535, err, errlen);
+	if (!strcmp(k, "stats_interval"))
+		return set_uint(&c->stats_interval, v, 0, 86400, err, errlen);
+	if (!strcmp(k, "reconnect_max"))
+		return set_uint(&c->reconnect_max, v, 1, 3600, err, errlen);
+	if (!strcmp(k, "exit_timeout"))
+		return set_uint(&c->exit_timeout, v, 0, 3600, err, errlen);
+	if (!strcmp(k, "unreliable"))
+		return set_bool(&c->unreliable, v, err, errlen);
+	if (!strcmp(k, "import"))
+		return set_import(c, v, err, errlen);
+	snprintf(err, errlen, "unknown key '%s'", k);
+	return -1;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int phyllo_bridge_conf_line(struct phyllo_bridge_conf *c, const char *line, unsigned int lineno,
+			    char *err, size_t errlen)
+{
+	char buf[1024], msg[512];
+	char *k, *v, *eq;
+
+	if (strlen(line) >= sizeof(buf)) {
+		snprintf(err, errlen, "line %u: too long", lineno);
+		return -1;
+	}
+	strcpy(buf, line);
+	k = trim(buf);
+	if (!*k || *k == '#')
+		return 0;
+	eq = strchr(k, '=');
+	if (!eq) {
+		snprintf(err, errlen, "line %u: not 'key = value'", lineno);
+		return -1;
+	}
+	*eq = '\0';
+	k = trim(k);
+	v = trim(eq + 1);
+	if (set_key(c, k, v, msg, sizeof(msg))) {
+		snprintf(err, errlen, "line %u: %s: %s", lineno, k, msg);
+		return -1;
+	}
+	return 0;
+}
+
+int phyllo_bridge_conf_load(struct phyllo_bridge_conf *c, const char *path, char *err,
+			    size_t errlen)
+{
+	char line[1024], msg[600];
+	unsigned int n = 0;
+	FILE *f = fopen(path, "re");
+	int ret = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (!ret && fgets(line, sizeof(line), f)) {
+		n++;
+		line[strcspn(line, "\r\n")] = '\0';
+		ret = phyllo_bridge_conf_line(c, line, n, msg, sizeof(msg));
+	}
+	fclose(f);
+	if (ret)
+		snprintf(err, errlen, "%s: %s", path, msg);
+	return ret;
+}
+
+void phyllo_bridge_conf_env(struct phyllo_bridge_conf *c)
+{
+	const char *u = getenv("PHYLLO_BRIDGE_USERNAME");
+	const char *p = getenv("PHYLLO_BRIDGE_PASSWORD");
+
+	if (u && strlen(u) < sizeof(c->username))
+		strcpy(c->username, u);
+	if (p && strlen(p) < sizeof(c->password))
+		strcpy(c->password, p);
+}
+
+void phyllo_bridge_name_from_link(const char *link, char *out, size_t cap)
+{
+	const char *b = strrchr(link, '/');
+	size_t i;
+
+	snprintf(out, cap, "%s", b ? b + 1 : link);
+	for (i = 0; out[i]; i++)
+		if (out[i] == '+' || out[i] == '#' || out[i] == '/' || isspace((unsigned char)out[i]))
+			out[i] = '_';
+	if (!out[0])
+		snprintf(out, cap, "link");
+}
+
+/* Would an import's filter match something the bridge publishes? Its
+ * own topics all lie under <prefix>/<name>/. */
+static int import_loops(const struct phyllo_bridge_conf *c, const char *filter)
+{
+	char probe[PHYLLO_BRIDGE_MQTT_TOPIC_MAX + 8];
+	static const char *const own[] = { "x", "status", "bridge/stats", "bridge/event", "x/y/z" };
+	size_t i;
+
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!phyllo_bridge_topic(c, own[i], probe, sizeof(probe)) &&
+		    phyllo_bridge_filter_match(filter, probe))
+			return 1;
+	return 0;
+}
+
+int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname, char *err,
+			      size_t errlen)
+{
+	char probe[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
+	unsigned int i;
+
+	if (!c->link[0]) {
+		snprintf(err, errlen, "no link: give 'link = /dev/phylloN' or --link/--tty PATH");
+		return -1;
+	}
+	if (!c->name[0])
+		phyllo_bridge_name_from_link(c->link, c->name, sizeof(c->name));
+	if (strpbrk(c->name, "+#/") || strpbrk(c->prefix, "+#") || !c->prefix[0]) {
+		snprintf(err, errlen, "name may not hold + # /, prefix + # (and is not empty)");
+		return -1;
+	}
+	if (!c->client_id[0])
+		snprintf(c->client_id, sizeof(c->client_id), "phyllo-bridge-%.100s-%.100s",
+			 hostname, c->name);
+	if (!c->port)
+		c->port = c->tls ? 8883 : 1883;
+	if (phyllo_bridge_topic(c, "cmd/123456789012345", probe, sizeof(probe))) {
+		snprintf(err, errlen, "prefix and name too long for MQTT topics");
+		return -1;
+	}
+	for (i = 0; i < c->n_imports; i++)
+		if (import_loops(c, c->imports[i].filter)) {
+			snprintf(err, errlen, "import '%s' matches this bridge's own topics "
+				 "(%s/%s/...): it would loop", c->imports[i].filter, c->prefix, c->name);
+			return -1;
+		}
+	return 0;
+}

@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * bridge_main.c - phyllo-bridge(1): one link's topics on one MQTT broker.
+ *
+ * One thread, one poll(2) loop over the link (libphyllo's descriptor),
+ * the broker's socket (libmosquitto driven by hand: loop_read, _write,
+ * _misc, never its thread) and a signalfd. What it keeps:
+ *  1. Board to broker: every pub-sub message the board sends goes into a
+ *     bounded queue (`queue`), and from there to libmosquitto only while
+ *     connected and with fewer than `inflight` QoS 1 messages awaiting
+ *     their PUBACK; libmosquitto resends those itself after a reconnect.
+ *     A message that finds the queue full is counted (queue_dropped).
+ *  2. Broker to board: commands (<prefix>/<name>/cmd/T) and imports are
+ *     subscribed at QoS 1 in a persistent session (clean session off;
+ *     MQTT 5: a session that never expires). libmosquitto acknowledges a
+ *     message when it hands it over, so it goes into a second queue at
+ *     once, and the socket is read only while that queue has room for
+ *     what one read can bring: the broker keeps the rest. From the queue
+ *     a command goes to the board on the reliable layer.
+ *  3. Nothing from the broker is published back: the only topics taken
+ *     from the bridge's own namespace are its commands, and it never
+ *     publishes under cmd/.
+ *  4. SIGTERM or SIGINT: both queues are flushed for up to exit_timeout
+ *     seconds, what remains is counted and said, "offline" is published
+ *     (retained; it is the will too) and the counters are printed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <mosquitto.h>
+#include <mqtt_protocol.h>
+#include "bridge.h"
+#include "libphyllo.h"
+
+/* commands waiting for the board; a read of the socket must fit */
+#define DOWN_QUEUE 4096
+#define DOWN_HEADROOM 1024
+
+#define COUNTERS(X) \
+	X(board_rx) X(board_tx) X(mqtt_tx) X(mqtt_rx) X(queue) X(inflight) X(queue_dropped) \
+	X(down_queue) X(down_dropped) X(bad_json) X(oversize) X(bad_doc) X(bad_topic) \
+	X(unmatched) X(refused) X(sub_refused) X(connects) X(disconnects) X(link_resets) \
+	X(exit_unsent) X(exit_undelivered)
+
+struct counters {
+#define FIELD(n) unsigned long n;
+	COUNTERS(FIELD)
+#undef FIELD
+};
+
+enum mid_kind { MID_NONE, MID_BOARD, MID_OWN };
+
+struct bridge {
+	struct phyllo_bridge_conf c;
+	struct phyllo *h;
+	struct mosquitto *mq;
+	struct phyllo_bridge_queue up, down;
+	struct counters n;
+	bool connected, fatal, stopping, hungup, verbose;
+	int64_t next_try, next_stats, deadline;
+	unsigned int backoff_ms, inflight;
+	int exit_code;
+	char t_status[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], t_stats[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
+	char t_event[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], t_cmd[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
+	char last_log[512];
+	int sub_mid[PHYLLO_BRIDGE_IMPORTS_MAX + 1];
+	int offline_mid;
+	bool offline_acked;
+	uint8_t kind[65536];
+	char *mid_topic[65536];
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("phyllo-bridge: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* per-message trouble: the first ten of a kind, then every thousandth */
+static bool often(unsigned long count)
+{
+	return count <= 10 || count % 1000 == 0;
+}
+
+static void counters_json(const struct counters *n, char *out, size_t cap)
+{
+	size_t len = 0;
+
+#define JSON(f) len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, \
+			"%s\"" #f "\":%lu", len ? "," : "{", n->f);
+	COUNTERS(JSON)
+#undef JSON
+	snprintf(out + len, len < cap ? cap - len : 0, "}");
+}
+
+static void counters_print(const struct counters *n, FILE *f)
+{
+#define LINE(x) fprintf(f, "%-16s %10lu\n", #x, n->x);
+	COUNTERS(LINE)
+#undef LINE
+}
+
+static void counters_update(struct bridge *b)
+{
+	b->n.queue = b->up.count;
+	b->n.inflight = b->inflight;
+	b->n.down_queue = b->down.count;
+}
+
+/* An event of the bridge's own, through the queue so it outlives an
+ * absent broker. */
+static void event_push(struct bridge *b, const char *json)
+{
+	if (phyllo_bridge_queue_push(&b->up, b->t_event, json, strlen(json),
+				     PHYLLO_BRIDGE_MSG_OWN))
+		b->n.queue_dropped++;
+}
+
+/* ---- the broker's side ---------------------------------------------- */
+
+static bool auth_refusal(const struct bridge *b, int rc)
+{
+	if (b->c.protocol == 5)
+		return rc == MQTT_RC_BAD_USERNAME_OR_PASSWORD || rc == MQTT_RC_NOT_AUTHORIZED ||
+		       rc == MQTT_RC_BANNED || rc == MQTT_RC_CLIENTID_NOT_VALID;
+	return rc == CONNACK_REFUSED_BAD_USERNAME_PASSWORD || rc == CONNACK_REFUSED_NOT_AUTHORIZED ||
+	       rc == CONNACK_REFUSED_IDENTIFIER_REJECTED;
+}
+
+static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
+		       const mosquitto_property *props)
+{
+	struct bridge *b = obj;
+	unsigned int i;
+	int mid;
+
+	(void)props;
+	if (rc) {
+		say("the broker %s:%d refused the connection: %s", b->c.host, b->c.port,
+		    b->c.protocol == 5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc));
+		if (auth_refusal(b, rc)) {
+			say("giving up: check username, password and the broker's ACL");
+			b->fatal = true;
+			b->exit_code = 3;
+		}
+		return;
+	}
+	b->connected = true;
+	b->backoff_ms = 0;
+	b->n.connects++;
+	b->last_log[0] = '\0';
+	say("connected to %s:%d as %s (%s session)", b->c.host, b->c.port, b->c.client_id,
+	    flags & 1 ? "resumed" : "new");
+	if (!mosquitto_publish(mq, &mid, b->t_status, 6, "online", 1, true)) {
+		b->kind[(uint16_t)mid] = MID_OWN;
+		b->inflight++;
+	}
+	mosquitto_subscribe(mq, &b->sub_mid[0], b->t_cmd, 1);
+	for (i = 0; i < b->c.n_imports; i++)
+		mosquitto_subscribe(mq, &b->sub_mid[i + 1], b->c.imports[i].filter, 1);
+}
+
+static void on_disconnect(struct mosquitto *mq, void *obj, int rc, const mosquitto_property *p)
+{
+	struct bridge *b = obj;
+
+	(void)mq, (void)p;
+	if (b->connected && !b->stopping) {
+		b->n.disconnects++;
+		say("lost the broker: %s", rc == MOSQ_ERR_CONN_LOST || rc < 0 || rc > 0x7f ?
+		    mosquitto_strerror(rc) : "disconnected");
+	}
+	b->connected = false;
+}
+
+static void on_publish(struct mosquitto *mq, void *obj, int mid, int reason,
+		       const mosquitto_property *p)
+{
+	struct bridge *b = obj;
+	uint16_t m = (uint16_t)mid;
+
+	(void)mq, (void)p;
+	if (mid == b->offline_mid)
+		b->offline_acked = true;
+	if (reason >= 0x80) {
+		b->n.refused++;
+		if (often(b->n.refused))
+			say("the broker refused a message on %s: %s",
+			    b->mid_topic[m] ? b->mid_topic[m] : "?", mosquitto_reason_string(reason));
+	} else if (b->kind[m] == MID_BOARD) {
+		b->n.mqtt_tx++;
+	}
+	if (b->kind[m] != MID_NONE && b->inflight)
+		b->inflight--;
+	b->kind[m] = MID_NONE;
+	free(b->mid_topic[m]);
+	b->mid_topic[m] = NULL;
+}
+
+static void on_subscribe(struct mosquitto *mq, void *obj, int mid, int count, const int *granted,
+			 const mosquitto_property *p)
+{
+	struct bridge *b = obj;
+	unsigned int i;
+
+	(void)mq, (void)p;
+	if (count < 1 || granted[0] < 0x80)
+		return;
+	b->n.sub_refused++;
+	for (i = 0; i <= b->c.n_imports; i++)
+		if (b->sub_mid[i] == mid)
+			say("the broker refused the subscription to %s (not authorised?)",
+			    i ? b->c.imports[i - 1].filter : b->t_cmd);
+}
+
+static void on_message(struct mosquitto *mq, void *obj, const struct mosquitto_message *msg,
+		       const mosquitto_property *p)
+{
+	struct bridge *b = obj;
+	char topic[PHYLLO_BRIDGE_TOPIC_MAX + 1], err[200];
+	uint8_t doc[256];
+	size_t cap;
+	int n;
+
+	(void)mq, (void)p;
+	b->n.mqtt_rx++;
+	if (phyllo_bridge_topic_in(&b->c, msg->topic, topic, sizeof(topic))) {
+		if (often(++b->n.unmatched))
+			say("a message on %s maps to no board topic: not sent", msg->topic);
+		return;
+	}
+	cap = (size_t)(b->h ? phyllo_mtu(b->h) : 243) - 4 - strlen(topic);
+	n = phyllo_bridge_payload_in(&b->c, msg->payload, (size_t)msg->payloadlen, doc,
+				     cap > sizeof(doc) ? sizeof(doc) : cap, err, sizeof(err));
+	if (n < 0) {
+		unsigned long *count = strstr(err, "over") ? &b->n.oversize : &b->n.bad_json;
+
+		if (often(++*count))
+			say("%s on %s, not sent to the board: %s",
+			    count == &b->n.oversize ? "too big" : "bad JSON", msg->topic, err);
+		return;
+	}
+	if (phyllo_bridge_queue_push(&b->down, topic, doc, (size_t)n, 0) &&
+	    often(++b->n.down_dropped))
+		say("the queue to the board is full: a message on %s dropped", msg->topic);
+}
+
+static void on_log(struct mosquitto *mq, void *obj, int level, const char *text)
+{
+	struct bridge *b = obj;
+
+	(void)mq;
+	if (!(level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING)) && !b->verbose)
+		return;
+	if (!strcmp(text, b->last_log))	/* the same trouble at every retry */
+		return;
+	snprintf(b->last_log, sizeof(b->last_log), "%s", text);
+	say("mqtt: %s", text);
+}
+
+static int mqtt_setup(struct bridge *b)
+{
+	const struct phyllo_bridge_conf *c = &b->c;
+	int rc;
+
+	b->mq = mosquitto_new(c->client_id, false, b);
+	if (!b->mq) {
+		say("mosquitto_new: %s", strerror(errno));
+		return -1;
+	}
+	mosquitto_int_option(b->mq, MOSQ_OPT_PROTOCOL_VERSION,
+			     c->protocol == 5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311);
+	mosquitto_connect_v5_callback_set(b->mq, on_connect);
+	mosquitto_disconnect_v5_callback_set(b->mq, on_disconnect);
+	mosquitto_publish_v5_callback_set(b->mq, on_publish);
+	mosquitto_subscribe_v5_callback_set(b->mq, on_subscribe);
+	mosquitto_message_v5_callback_set(b->mq, on_message);
+	mosquitto_log_callback_set(b->mq, on_log);
+	mosquitto_max_inflight_messages_set(b->mq, c->inflight);
+	rc = mosquitto_will_set(b->mq, b->t_status, 7, "offline", 1, true);
+	if (!rc && c->username[0])
+		rc = mosquitto_username_pw_set(b->mq, c->username,
+					       c->password[0] ? c->password : NULL);
+	if (!rc && c->tls) {
+		if (!c->tls_ca_file[0] && !c->tls_ca_path[0])
+			mosquitto_int_option(b->mq, MOSQ_OPT_TLS_USE_OS_CERTS, 1);
+		rc = mosquitto_tls_set(b->mq, c->tls_ca_file[0] ? c->tls_ca_file : NULL,
+				       c->tls_ca_path[0] ? c->tls_ca_path : NULL,
+				       c->tls_cert_file[0] ? c->tls_cert_file : NULL,
+				       c->tls_key_file[0] ? c->tls_key_file : NULL, NULL);
+		if (!rc && c->tls_insecure)
+			rc = mosquitto_tls_opts_set(b->mq, 0, NULL, NULL);
+		if (!rc)
+			rc = mosquitto_tls_insecure_set(b->mq, c->tls_insecure);
+	}
+	if (rc) {
+		say("MQTT set-up: %s", mosquitto_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+static void mqtt_connect(struct bridge *b, bool first)
+{
+	mosquitto_property *props = NULL;
+	int rc;
+
+	if (first && b->c.protocol == 5) {
+		/* a session that outlives the connection, as 3.1.1's does */
+		mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, UINT32_MAX);
+		rc = mosquitto_connect_bind_v5(b->mq, b->c.host, b->c.port, b->c.keepalive, NULL,
+					       props);
+		mosquitto_property_free_all(&props);
+	} else if (first) {
+		rc = mosquitto_connect_async(b->mq, b->c.host, b->c.port, b->c.keepalive);
+	} else {
+		rc = mosquitto_reconnect_async(b->mq);
+	}
+	if (rc) {
+		char text[300];
+
+		snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", b->c.host,
+			 b->c.port, rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
+		if (strcmp(text, b->last_log))
+			say("%s; retrying", text);
+		snprintf(b->last_log, sizeof(b->last_log), "%s", text);
+	}
+	b->backoff_ms = b->backoff_ms ? b->backoff_ms * 2 : 500;
+	if (b->backoff_ms > b->c.reconnect_max * 1000)
+		b->backoff_ms = b->c.reconnect_max * 1000;
+	b->next_try = now_ms() + b->backoff_ms;
+}
+
+/* From the queue to libmosquitto while the window allows. */
+static void mqtt_send(struct bridge *b)
+{
+	struct phyllo_bridge_msg *m;
+	int mid, rc, qos;
+
+	while (b->connected && (m = phyllo_bridge_queue_peek(&b->up))) {
+		qos = m->flags & PHYLLO_BRIDGE_MSG_OWN ? 1 : b->c.qos;
+		if (qos && b->inflight >= b->c.inflight)
+			return;
+		rc = mosquitto_publish(b->mq, &mid, m->topic, (int)m->len, m->payload, qos,
+				       m->flags & PHYLLO_BRIDGE_MSG_RETAIN);
+		if (rc == MOSQ_ERR_NO_CONN)
+			return;
+		if (rc) {
+			if (often(++b->n.bad_topic))
+				say("cannot publish on %s: %s", m->topic, mosquitto_strerror(rc));
+		} else if (qos) {
+			b->inflight++;
+			b->kind[(uint16_t)mid] = m->flags & PHYLLO_BRIDGE_MSG_OWN ? MID_OWN : MID_BOARD;
+			free(b->mid_topic[(uint16_t)mid]);
+			b->mid_topic[(uint16_t)mid] = strdup(m->topic);
+		} else if (!(m->flags & PHYLLO_BRIDGE_MSG_OWN)) {
+			b->n.mqtt_tx++;
+		}
+		phyllo_bridge_queue_pop(&b->up);
+	}
+}
+
+static void stats_publish(struct bridge *b)
+{
+	char json[1024];
+
+	counters_update(b);
+	counters_json(&b->n, json, sizeof(json));
+	if (b->connected)
+		mosquitto_publish(b->mq, NULL, b->t_stats, (int)strlen(json), json, 0, true);
+}
+
+/* ---- the board's side ----------------------------------------------- */
+
+static void board_message(struct bridge *b, const struct phyllo_message *m)
+{
+	char topic[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], out[PHYLLO_BRIDGE_JSON_MAX];
+	bool msgpack = m->is_document && m->format == 0x11;
+	int n;
+
+	if (!m->is_pubsub)
+		return;
+	b->n.board_rx++;
+	if (phyllo_bridge_topic_out(&b->c, m->topic, topic, sizeof(topic))) {
+		if (often(++b->n.bad_topic))
+			say("board topic '%s' is reserved or not valid in MQTT: not published",
+			    m->topic);
+		return;
+	}
+	n = phyllo_bridge_payload_out(&b->c, msgpack, m->data, m->len, out, sizeof(out));
+	if (n < 0) {
+		if (often(++b->n.bad_doc))
+			say("a malformed document on board topic '%s': not published", m->topic);
+		return;
+	}
+	if (phyllo_bridge_queue_push(&b->up, topic, out, (size_t)n, 0) &&
+	    often(++b->n.queue_dropped))
+		say("queue full (%u messages): a message on %s dropped", b->up.cap, topic);
+}
+
+static void board_recv(struct bridge *b)
+{
+	struct phyllo_message m;
+	struct phyllo_status st;
+	char ev[160];
+	int rc;
+
+	while (!b->hungup) {
+		rc = phyllo_recv(b->h, &m, 0);
+		if (rc == -EAGAIN)
+			return;
+		if (rc == 0) {
+			board_message(b, &m);
+		} else if (rc == -ECONNRESET) {
+			b->n.link_resets++;
+			phyllo_status(b->h, &st);
+			say("the link's session was reset (the board restarted or the line was "
+			    "lost): units in flight may be lost");
+			snprintf(ev, sizeof(ev), "{\"event\":\"link-reset\",\"resets\":%lu,"
+				 "\"session\":%u}", b->n.link_resets, st.session);
+			event_push(b, ev);
+		} else {
+			say("the link %s: %s", b->c.link, phyllo_strerror(rc));
+			event_push(b, "{\"event\":\"link-lost\"}");
+			b->hungup = true;
+			b->exit_code = 1;
+			if (!b->stopping) {
+				b->stopping = true;
+				b->deadline = now_ms() + (int64_t)b->c.exit_timeout * 1000;
+			}
+		}
+	}
+}
+
+static void board_send(struct bridge *b)
+{
+	struct phyllo_bridge_msg *m;
+	int rc;
+
+	while (!b->hungup && (m = phyllo_bridge_queue_peek(&b->down))) {
+		rc = phyllo_publish(b->h, m->topic, m->payload, m->len,
+				    b->c.unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
+		if (rc == -EAGAIN)
+			return;
+		if (rc == -EPIPE)
+			return;	/* board_recv() says it */
+		if (rc < 0) {
+			if (often(++b->n.oversize))
+				say("a message for board topic '%s' not sent: %s", m->topic,
+				    phyllo_strerror(rc));
+		} else {
+			b->n.board_tx++;
+		}
+		phyllo_bridge_queue_pop(&b->down);
+	}
+}
+
+/* ---- the loop ------------------------------------------------------- */
+
+static int signals_fd(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static void signal_read(struct bridge *b, int sfd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGUSR1) {
+			counters_update(b);
+			counters_print(&b->n, stderr);
+		} else if (!b->stopping) {
+			b->stopping = true;
+			b->deadline = now_ms() + (int64_t)b->c.exit_timeout * 1000;
+		}
+	}
+}
+
+static bool drained(const struct bridge *b)
+{
+	return !b->up.count && !b->inflight && (b->hungup || !b->down.count);
+}
+
+static int poll_timeout(const struct bridge *b, int64_t now)
+{
+	int64_t t = now + 1000;
+
+	if (!b->connected && b->next_try < t)
+		t = b->next_try;
+	if (b->c.stats_interval && b->next_stats < t)
+		t = b->next_stats;
+	if (b->stopping && b->deadline < t)
+		t = b->deadline;
+	if (b->down.count)	/* the kernel says nothing when its window opens */
+		t = now + 5 < t ? now + 5 : t;
+	return t > now ? (int)(t - now) : 0;
+}
+
+static void mqtt_service(struct bridge *b, short revents)
+{
+	int rc = MOSQ_ERR_SUCCESS;
+
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) && b->down.cap - b->down.count >= DOWN_HEADROOM)
+		rc = mosquitto_loop_read(b->mq, 1);
+	if (!rc && (revents & POLLOUT))
+		rc = mosquitto_loop_write(b->mq, 1);
+	if (!rc)
+		rc = mosquitto_loop_misc(b->mq);
+	if (rc && b->connected) {
+		/* libmosquitto has called on_disconnect when it saw the loss */
+		b->connected = false;
+		b->n.disconnects++;
+	}
+	if (rc && b->next_try < now_ms() + 100)
+		b->next_try = now_ms() + (b->backoff_ms ? b->backoff_ms : 500);
+}
+
+static int bridge_run(struct bridge *b)
+{
+	int sfd = signals_fd();
+	struct pollfd pfd[3];
+	int64_t now;
+	int sock;
+
+	b->next_stats = now_ms() + (int64_t)b->c.stats_interval * 1000;
+	mqtt_connect(b, true);
+	while (!b->fatal) {
+		now = now_ms();
+		if (b->stopping && (drained(b) || now >= b->deadline))
+			break;
+		if (!b->connected && mosquitto_socket(b->mq) < 0 && now >= b->next_try)
+			mqtt_connect(b, false);
+		if (b->c.stats_interval && now >= b->next_stats) {
+			stats_publish(b);
+			b->next_stats = now + (int64_t)b->c.stats_interval * 1000;
+		}
+		mqtt_send(b);
+		board_send(b);
+		sock = mosquitto_socket(b->mq);
+		pfd[0] = (struct pollfd){ .fd = b->hungup ? -1 : phyllo_fd(b->h), .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = sock, .events = (short)(POLLIN |
+					  (mosquitto_want_write(b->mq) ? POLLOUT : 0)) };
+		pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		if (poll(pfd, 3, poll_timeout(b, now)) < 0 && errno != EINTR) {
+			say("poll: %s", strerror(errno));
+			return 1;
+		}
+		if (pfd[2].revents)
+			signal_read(b, sfd);
+		if (!b->hungup) {
+			phyllo_dispatch(b->h);
+			board_recv(b);
+			board_send(b);
+		}
+		if (sock >= 0)
+			mqtt_service(b, pfd[1].revents);
+	}
+	close(sfd);
+	return 0;
+}
+
+static void bridge_exit(struct bridge *b)
+{
+	int64_t end;
+
+	counters_update(b);
+	b->n.exit_unsent = b->up.count + b->inflight;
+	b->n.exit_undelivered = b->down.count;
+	if (b->n.exit_unsent || b->n.exit_undelivered)
+		say("exit: %lu board messages not published, %lu commands not sent to the board",
+		    b->n.exit_unsent, b->n.exit_undelivered);
+	if (b->connected) {
+		stats_publish(b);
+		b->offline_mid = -1;
+		mosquitto_publish(b->mq, &b->offline_mid, b->t_status, 7, "offline", 1, true);
+		for (end = now_ms() + 1000; b->connected && !b->offline_acked && now_ms() < end;)
+			mosquitto_loop(b->mq, 50, 1);
+		mosquitto_disconnect(b->mq);
+		mosquitto_loop(b->mq, 50, 1);
+	}
+	if (b->h && !b->hungup)
+		phyllo_flush(b->h, 1000);
+	counters_print(&b->n, stdout);
+	fflush(stdout);
+}
+
+/* ---- set-up --------------------------------------------------------- */
+
+static void dry_run(const struct bridge *b)
+{
+	const struct phyllo_bridge_conf *c = &b->c;
+	unsigned int i;
+
+	printf("link      %s (%s)\n", c->link, c->tty ? "the protocol in libphyllo" :
+	       "/dev/phylloN, or the protocol in libphyllo on a tty");
+	printf("broker    %s:%d, MQTT %s, client id %s, persistent session\n", c->host, c->port,
+	       c->protocol == 5 ? "5" : "3.1.1", c->client_id);
+	if (c->tls)
+		printf("tls       CA %s, client certificate %s, broker certificate %s\n",
+		       c->tls_ca_file[0] ? c->tls_ca_file : c->tls_ca_path[0] ? c->tls_ca_path :
+		       "the system's", c->tls_cert_file[0] ? c->tls_cert_file : "none",
+		       c->tls_insecure ? "NOT verified (tls_verify = no)" : "verified");
+	else
+		printf("tls       off\n");
+	printf("login     %s%s\n", c->username[0] ? c->username : "none",
+	       c->password[0] ? ", password set" : "");
+	printf("out       board topic T -> %s/%s/T (QoS %d, %s)\n", c->prefix, c->name, c->qos,
+	       c->payload == PHYLLO_BRIDGE_RAW ? "raw MessagePack" : "JSON");
+	printf("in        %s/%s/cmd/T -> board topic T (QoS 1, %s, %s)\n", c->prefix, c->name,
+	       c->unreliable ? "unreliable" : "reliable",
+	       c->payload == PHYLLO_BRIDGE_RAW ? "raw MessagePack" : "JSON");
+	for (i = 0; i < c->n_imports; i++)
+		printf("import    %s -> board topic %s (QoS 1)\n", c->imports[i].filter,
+		       c->imports[i].topic);
+	printf("status    %s: online, offline (retained; offline is the will)\n", b->t_status);
+	printf("stats     %s (retained, every %u s)\n", b->t_stats, c->stats_interval);
+	printf("events    %s (QoS 1)\n", b->t_event);
+	printf("queue     %u messages while the broker is away, %u in flight\n", c->queue,
+	       c->inflight);
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: phyllo-bridge [-c FILE] [--link PATH | --tty PATH] [--name NAME] [--dry-run] "
+	      "[-v]\n"
+	      "  -c, --config FILE  key = value settings (phyllo-bridge(1)); credentials only\n"
+	      "                     there or in PHYLLO_BRIDGE_USERNAME / PHYLLO_BRIDGE_PASSWORD\n"
+	      "  --link PATH        /dev/phylloN (or a tty: the protocol in libphyllo)\n"
+	      "  --tty PATH         a tty, the protocol in libphyllo\n"
+	      "  --name NAME        the link's name in topics (default: from the path)\n"
+	      "  --dry-run          print the mapping and exit\n", f);
+}
+
+static int args_parse(struct bridge *b, int argc, char **argv, bool *dry)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' }, { "link", required_argument, NULL, 'l' },
+		{ "tty", required_argument, NULL, 't' }, { "name", required_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'd' }, { "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	};
+	char err[700], line[PHYLLO_BRIDGE_STR_MAX + 16];
+	struct stat st;
+	int o;
+
+	while ((o = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
+		err[0] = '\0';
+		if (o == 'c') {
+			if (phyllo_bridge_conf_load(&b->c, optarg, err, sizeof(err)))
+				goto bad;
+			if (b->c.password[0] && !stat(optarg, &st) && (st.st_mode & 077))
+				say("warning: %s holds a password and others may read it", optarg);
+		} else if (o == 'l' || o == 't' || o == 'n') {
+			snprintf(line, sizeof(line), "%s = %s", o == 'n' ? "name" : "link", optarg);
+			if (phyllo_bridge_conf_line(&b->c, line, 0, err, sizeof(err)))
+				goto bad;
+			if (o == 't')
+				b->c.tty = true;
+		} else if (o == 'd') {
+			*dry = true;
+		} else if (o == 'v') {
+			b->verbose = true;
+		} else if (o == 'h') {
+			usage(stdout);
+			exit(0);
+		} else {
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		say("unexpected argument '%s' (credentials belong in the configuration file)",
+		    argv[optind]);
+		return -1;
+	}
+	return 0;
+bad:
+	say("%s", err);
+	return -1;
+}
+
+static int bridge_setup(struct bridge *b, int argc, char **argv, bool *dry)
+{
+	char host[128] = "host", err[700];
+
+	phyllo_bridge_conf_init(&b->c);
+	if (args_parse(b, argc, argv, dry))
+		return -1;
+	phyllo_bridge_conf_env(&b->c);
+	gethostname(host, sizeof(host) - 1);
+	if (phyllo_bridge_conf_finish(&b->c, host, err, sizeof(err))) {
+		say("%s", err);
+		return -1;
+	}
+	phyllo_bridge_topic(&b->c, "status", b->t_status, sizeof(b->t_status));
+	phyllo_bridge_topic(&b->c, "bridge/stats", b->t_stats, sizeof(b->t_stats));
+	phyllo_bridge_topic(&b->c, "bridge/event", b->t_event, sizeof(b->t_event));
+	phyllo_bridge_topic(&b->c, "cmd/#", b->t_cmd, sizeof(b->t_cmd));
+	if (phyllo_bridge_queue_init(&b->up, b->c.queue) ||
+	    phyllo_bridge_queue_init(&b->down, DOWN_QUEUE)) {
+		say("out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int link_open(struct bridge *b)
+{
+	struct phyllo_options o;
+	int rc;
+
+	phyllo_options_init(&o);
+	o.transport = b->c.tty ? PHYLLO_TRANSPORT_TTY : PHYLLO_TRANSPORT_AUTO;
+	o.flags = PHYLLO_OPEN_NONBLOCK;
+	o.baud = b->c.baud;
+	rc = phyllo_open(&b->h, b->c.link, &o);
+	if (!rc)
+		rc = phyllo_subscribe(b->h, "");
+	if (rc) {
+		say("%s: %s", b->c.link, phyllo_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct bridge b;	/* big: the per-message-id tables */
+	bool dry = false;
+	int rc;
+
+	if (bridge_setup(&b, argc, argv, &dry))
+		return 2;
+	if (dry) {
+		dry_run(&b);
+		return 0;
+	}
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	mosquitto_lib_init();
+	if (link_open(&b) || mqtt_setup(&b))
+		return 1;
+	rc = bridge_run(&b);
+	bridge_exit(&b);
+	phyllo_close(b.h);
+	mosquitto_destroy(b.mq);
+	mosquitto_lib_cleanup();
+	phyllo_bridge_queue_free(&b.up);
+	phyllo_bridge_queue_free(&b.down);
+	return rc ? rc : b.exit_code;
+}
