@@ -10,6 +10,8 @@
 #define PHYLLO_DEV_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
 #include "libphyllo.h"
 
 #define DEV_DEFAULT "/dev/phyllo0"
@@ -31,6 +33,10 @@ int dev_ioctl(int fd, unsigned long req, void *arg, const char *what);
 void dev_path(char *buf, unsigned long len, unsigned int n);
 /* The link of spec through libphyllo; NULL after printing why. */
 struct phyllo *dev_open_link(const struct dev_spec *spec, const char *who);
+/* Who has the serial port at path: the process holding its flock, its
+ * UUCP lock file, or any other process with it open; its pid (0: none
+ * found) and its command line into cmd. */
+pid_t dev_tty_holder(const char *path, char *cmd, size_t len);
 /* The path spec names (for messages). */
 const char *dev_name(const struct dev_spec *spec);
 

@@ -19,11 +19,14 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "dev.h"
+#include "diag.h"
 #include "link.h"
 #include "ttylock.h"
 #include "util.h"
 #include "phyllo.h"
+#include "phyllo_msgpack.h"
 #include "phyllo_pubsub.h"
+#include "phyllo_stack.h"
 #include "phyllo_stats.h"
 
 static const char *state_name(__u32 state)
@@ -36,13 +39,20 @@ static const char *state_name(__u32 state)
 /* Common option parsing for the small commands. */
 struct small_opts {
 	struct dev_spec link;
-	bool json, reply, unreliable;
+	bool json, reply, unreliable, timeout_set;
 	unsigned long count, timeout_s, schema;
 };
 
 enum { OPT_TTY = 256, OPT_PRESET };
 
-static int small_parse(struct small_opts *o, int argc, char **argv, const char *usage)
+/*
+ * The options of every small command; allow names the ones this command
+ * takes (their short letters, T for --tty, P for --preset). Returns the
+ * index of the first argument; argv may be replaced (negative numbers:
+ * util_args_numbers()).
+ */
+static int small_parse(struct small_opts *o, int *argc, char ***argv, const char *usage,
+		       const char *who, const char *allow)
 {
 	static const struct option longopts[] = {
 		{ "device", required_argument, NULL, 'd' },
@@ -58,28 +68,41 @@ static int small_parse(struct small_opts *o, int argc, char **argv, const char *
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	static const char shorts[] = "d:b:jn:t:s:ruh";
+	bool dev_set = false;
+	int c, idx;
 
 	memset(o, 0, sizeof(*o));
 	o->link.dev = DEV_DEFAULT;
 	o->link.preset = PHYLLO_LIB_STANDARD;
 	o->timeout_s = 5;
-	while ((c = getopt_long(argc, argv, "d:b:jn:t:s:ruh", longopts, NULL)) != -1) {
+	*argv = util_args_numbers(argc, *argv, shorts, longopts);
+	while ((c = getopt_long(*argc, *argv, shorts, longopts, &idx)) != -1) {
+		int letter = c == OPT_TTY ? 'T' : c == OPT_PRESET ? 'P' : c;
+
+		if (c != '?' && c != 'h' && !strchr(allow, letter))
+			util_usage_error(who, usage, "%s is not an option of this command",
+					 (*argv)[optind - 1]);
 		switch (c) {
-		case 'd': o->link.dev = optarg; break;
+		case 'd': o->link.dev = optarg; dev_set = true; break;
 		case OPT_TTY: o->link.tty = optarg; break;
-		case 'b': o->link.baud = link_parse_baud("phyllo", optarg); break;
+		case 'b': o->link.baud = link_parse_baud(who, optarg); break;
 		case OPT_PRESET: o->link.preset = util_parse_preset(optarg); break;
 		case 'j': o->json = true; break;
 		case 'n': o->count = util_parse_num("--count", optarg, 1, 1000000000); break;
-		case 't': o->timeout_s = util_parse_num("--timeout", optarg, 0, 86400); break;
+		case 't':
+			o->timeout_s = util_parse_num("--timeout", optarg, 0, 86400);
+			o->timeout_set = true;
+			break;
 		case 's': o->schema = util_parse_num("--schema", optarg, 0, 255); break;
 		case 'r': o->reply = true; break;
 		case 'u': o->unreliable = true; break;
 		case 'h': fputs(usage, stdout); exit(0);
-		default: fputs(usage, stderr); exit(2);
+		default: util_usage_hint(who, usage);
 		}
 	}
+	if (o->link.tty && dev_set)
+		util_usage_error(who, usage, "give either -d DEV or --tty TTY, not both");
 	return optind;
 }
 
@@ -88,7 +111,7 @@ static int small_parse(struct small_opts *o, int argc, char **argv, const char *
 	"  -d, --device DEV   a phyllo link (default " DEV_DEFAULT ")\n" \
 	"      --tty TTY      a serial port instead: the protocol runs in phyllo\n" \
 	"                     itself, no kernel module needed\n" \
-	"  -b, --baud N       --tty: line speed (default: as the port is)\n" \
+	"  -b, --baud N       --tty: line speed (default 115200, the firmware's)\n" \
 	"      --preset P     --tty: minimal | reduced | standard (default)\n"
 
 void stats_json(FILE *f, const uint32_t *v, unsigned int n)
@@ -100,26 +123,43 @@ void stats_json(FILE *f, const uint32_t *v, unsigned int n)
 	fputc('}', f);
 }
 
+/* Counters v[0..n) as a table, named. */
+static void stats_table(const uint32_t *v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		printf("%-16s %10u\n", phyllo_stat_name(i), v[i]);
+}
+
 int stats_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo stats [-d DEV | --tty TTY] [--json]\n"
-		"Print the link's counters. With --tty, once a session is open (up to -t\n"
-		"seconds, default 5).\n" LINK_USAGE;
+	static const char usage[] = "usage: phyllo stats [-d DEV | --tty TTY] [-b N] [--preset P] "
+		"[-t SECONDS] [--json]\n"
+		"Print the link's counters: on -d DEV the kernel's, since the link was\n"
+		"attached. With --tty they are this command's own: it opens a new session\n"
+		"(up to -t seconds, default 5) and shows what that session counted; the\n"
+		"board's own counters: phyllo pub --tty TTY --reply stats null.\n"
+		"  -t, --timeout S    --tty: seconds to wait for the session (default 5)\n"
+		"  -j, --json         one JSON object\n" LINK_USAGE;
 	uint32_t v[64];
 	struct small_opts o;
 	struct phyllo *h;
-	int n, i, ret = 0;
+	struct diag d;
+	int n, ret = 0;
 
-	if (small_parse(&o, argc, argv, usage) != argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (small_parse(&o, &argc, &argv, usage, "phyllo stats", "dTbPtj") != argc)
+		util_usage_error("phyllo stats", usage, "'%s' is not an option or argument of "
+				 "stats", argv[optind]);
 	h = dev_open_link(&o.link, "phyllo stats");
 	if (!h)
 		return 1;
+	diag_begin(&d, h);
 	if (o.link.tty && phyllo_wait_up(h, (int)o.timeout_s * 1000)) {
-		fprintf(stderr, "phyllo stats: no session with the far end of %s within %lu s "
-			"(counters so far below)\n", o.link.tty, o.timeout_s);
+		fprintf(stderr, "phyllo stats: no session with the far end of %s within %lu s",
+			o.link.tty, o.timeout_s);
+		diag_explain(&d, h, &o.link, DIAG_SESSION, NULL);
+		fprintf(stderr, "phyllo stats: the counters so far below\n");
 		ret = 1;
 	}
 	n = phyllo_stats(h, v, 64);
@@ -132,8 +172,10 @@ int stats_main(int argc, char **argv)
 		stats_json(stdout, v, (unsigned int)n);
 		putchar('\n');
 	} else {
-		for (i = 0; i < n; i++)
-			printf("%-16s %10u\n", phyllo_stat_name((unsigned int)i), v[i]);
+		if (o.link.tty)
+			printf("# %s: this command's own session (opened just now), not the "
+			       "board's counters\n", o.link.tty);
+		stats_table(v, (unsigned int)n);
 	}
 	phyllo_close(h);
 	return ret;
@@ -182,7 +224,7 @@ static void list_one(const char *name, bool json, bool first)
 
 int list_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo list [--json]\n"
+	static const char usage[] = "usage: phyllo list [-j | --json]\n"
 		"Show the attached links: device, tty, state, session, preset, MTU, and the\n"
 		"pid of the 'phyllo attach' holding the tty ('-': none, e.g. ldattach).\n";
 	struct small_opts o;
@@ -190,10 +232,9 @@ int list_main(int argc, char **argv)
 	DIR *d;
 	bool first = true;
 
-	if (small_parse(&o, argc, argv, usage) != argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (small_parse(&o, &argc, &argv, usage, "phyllo list", "j") != argc)
+		util_usage_error("phyllo list", usage, "'%s' is not an option or argument of "
+				 "list", argv[optind]);
 	d = opendir("/sys/class/phyllo");
 	if (!d) {
 		fprintf(stderr, "phyllo list: the phyllo module is not loaded: run "
@@ -227,15 +268,52 @@ static void print_hex(const uint8_t *p, size_t n)
 	printf("\"");
 }
 
-/* Print a received unit: "TOPIC VALUE", or a JSON object with --json. */
+/*
+ * The firmware's answer on "stats": a MessagePack array of unsigned
+ * counters in the core's order (phyllo_stats.h). Its values into v;
+ * returns how many, or -1 when the body is not such an array.
+ */
+static int stats_reply_values(const struct phyllo_message *m, uint32_t *v, unsigned int max)
+{
+	struct phyllo_mp_reader r;
+	struct phyllo_mp_obj ob;
+	unsigned int i, n;
+
+	if (!m->is_document || m->format != PHYLLO_FORMAT_MSGPACK || m->topic_len != 5 ||
+	    memcmp(m->topic, "stats", 5))
+		return -1;
+	phyllo_mp_reader_init(&r, m->data, (uint16_t)m->len);
+	if (phyllo_mp_read(&r, &ob) || ob.kind != PHYLLO_MP_ARRAY || !ob.len ||
+	    ob.len > max || ob.len > PHYLLO_STATS_FIELDS)
+		return -1;
+	n = ob.len;
+	for (i = 0; i < n; i++)
+		if (phyllo_mp_read(&r, &ob) || ob.kind != PHYLLO_MP_UINT || ob.u > 0xffffffffu)
+			return -1;
+		else
+			v[i] = (uint32_t)ob.u;
+	return r.pos == m->len ? (int)n : -1;
+}
+
+/* Print a received unit: "TOPIC VALUE", or a JSON object with --json; the
+ * board's counters (a reply on "stats") by name as well. */
 static void print_message(const struct phyllo_message *m, bool json)
 {
+	uint32_t v[PHYLLO_STATS_FIELDS];
 	char text[2048];
+	int nstats;
 
 	if (!m->is_pubsub) {
 		printf(json ? "{\"type\":%u,\"bytes\":" : "type 0x%02x ", m->type);
 		print_hex(m->data, m->len);
 		printf(json ? "}\n" : "\n");
+		fflush(stdout);
+		return;
+	}
+	nstats = stats_reply_values(m, v, PHYLLO_STATS_FIELDS);
+	if (nstats > 0 && !json) {
+		printf("stats (the far end's counters, see COUNTERS in phyllo(1)):\n");
+		stats_table(v, (unsigned int)nstats);
 		fflush(stdout);
 		return;
 	}
@@ -248,37 +326,50 @@ static void print_message(const struct phyllo_message *m, bool json)
 	} else {
 		print_hex(m->data, m->len);
 	}
+	if (nstats > 0) {
+		printf(",\"counters\":");
+		stats_json(stdout, v, (unsigned int)nstats);
+	}
 	printf(json ? "}\n" : "\n");
 	fflush(stdout);
 }
 
 /* A failed receive, said once: 1 to stop, 0 to go on (a session reset). */
-static int recv_error(const struct small_opts *o, int err, const char *who)
+static int recv_error(const struct small_opts *o, int err, const char *who,
+		      const struct diag *d, struct phyllo *h, enum diag_wait wait,
+		      const char *topic)
 {
-	if (err == -ETIMEDOUT)
-		fprintf(stderr, "%s: no message within %lu s\n", who, o->timeout_s);
-	else if (err == -EPIPE)
+	if (err == -ETIMEDOUT) {
+		fprintf(stderr, "%s: no %s within %lu s", who, wait == DIAG_REPLY ? "reply" :
+			"message", o->timeout_s);
+		diag_explain(d, h, &o->link, wait, topic);
+	} else if (err == -EPIPE) {
 		fprintf(stderr, "%s: %s: the link was detached or hung up\n", who,
 			dev_name(&o->link));
-	else if (err == -ECONNRESET)
-		fprintf(stderr, "%s: %s: session reset (the peer restarted); continuing\n", who,
-			dev_name(&o->link));
-	else
+	} else if (err == -ECONNRESET) {
+		fprintf(stderr, "%s: %s: session reset (the far end restarted); continuing\n",
+			who, dev_name(&o->link));
+	} else {
 		fprintf(stderr, "%s: %s: %s\n", who, dev_name(&o->link), phyllo_strerror(err));
+	}
 	return err == -ECONNRESET ? 0 : 1;
 }
 
-/* Wait for and print up to count units (0: forever); timeout per unit. */
-static int read_messages(struct phyllo *h, const struct small_opts *o, unsigned long count)
+/* Wait for and print up to count units (0: forever); timeout per unit
+ * (0: none). */
+static int read_messages(struct phyllo *h, const struct small_opts *o, unsigned long count,
+			 const char *topic)
 {
 	unsigned long got = 0;
 	struct phyllo_message m;
+	struct diag d;
 
+	diag_begin(&d, h);
 	while (!count || got < count) {
 		int ret = phyllo_recv(h, &m, o->timeout_s ? (int)o->timeout_s * 1000 : -1);
 
 		if (ret < 0) {
-			if (recv_error(o, ret, "phyllo"))
+			if (recv_error(o, ret, "phyllo sub", &d, h, DIAG_MESSAGE, topic))
 				return 1;
 			continue;
 		}
@@ -288,89 +379,144 @@ static int read_messages(struct phyllo *h, const struct small_opts *o, unsigned 
 	return 0;
 }
 
+/* The largest string a document of one string can carry on topic in mtu
+ * bytes: MessagePack's str header grows with the length (1, 2, 3 bytes). */
+static long pub_string_max(int mtu, size_t topic_len)
+{
+	long body = (long)mtu - 4 - (long)topic_len, k;
+
+	for (k = body - 1; k > 0; k--)
+		if (k + (k < 32 ? 1 : k < 256 ? 2 : 3) <= body)
+			return k;
+	return 0;
+}
+
+/* The document must fit the link: one message for every size, exit 2. */
+static void pub_check_size(int n, const char *topic, int mtu, const char *preset)
+{
+	size_t tl = strlen(topic);
+	long room = (long)mtu - 4 - (long)tl;
+
+	if (n <= room)
+		return;
+	fprintf(stderr, "phyllo pub: the document is %d bytes, more than the %ld a unit of "
+		"the %s preset carries on topic '%s' (%d less 4 bytes of headers and %zu of "
+		"topic; a string of at most %ld characters fits)\n", n, room < 0 ? 0 : room,
+		preset, topic, mtu, tl, pub_string_max(mtu, tl));
+	exit(2);
+}
+
+/* Publish and wait for the acknowledgement: 0, or 1 after saying why. */
+static int pub_send(struct phyllo *h, const struct small_opts *o, const char *topic,
+		    const uint8_t *doc, int n, const struct diag *d)
+{
+	int ret = phyllo_publish_doc(h, topic, PHYLLO_FORMAT_MSGPACK, (uint8_t)o->schema, doc,
+				     (size_t)n, o->unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
+
+	if (!ret)
+		ret = phyllo_flush(h, (int)o->timeout_s * 1000);
+	if (ret == -ETIMEDOUT) {
+		fprintf(stderr, "phyllo pub: %s: no acknowledgement within %lu s",
+			dev_name(&o->link), o->timeout_s);
+		diag_explain(d, h, &o->link, DIAG_ACK, topic);
+		return 1;
+	}
+	if (ret)
+		recv_error(o, ret, "phyllo pub", d, h, DIAG_ACK, topic);
+	return ret ? 1 : 0;
+}
+
 int pub_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo pub [-d DEV | --tty TTY] [--schema N] [--reply] "
-		"[--unreliable] TOPIC JSON\n"
+	static const char usage[] = "usage: phyllo pub [-d DEV | --tty TTY] [-b N] [--preset P] "
+		"[-s N] [-r] [-u] [-t SECONDS] [-j] TOPIC JSON\n"
 		"Publish a JSON value as a MessagePack document on TOPIC (0-15 bytes).\n"
-		"  --schema N     the document's schema byte (default 0)\n"
-		"  --reply        then wait for one message on TOPIC and print it\n"
-		"  --unreliable   no acknowledgement, no retransmission\n"
-		"  -t, --timeout  seconds to wait for the acknowledgement or reply (default 5)\n"
+		"Negative numbers need no --: phyllo pub servo -5.\n"
+		"  -s, --schema N     the document's schema byte (default 0)\n"
+		"  -r, --reply        then wait for one message on TOPIC and print it (a\n"
+		"                     reply on stats: the board's counters, by name)\n"
+		"  -u, --unreliable   no acknowledgement, no retransmission\n"
+		"  -t, --timeout S    seconds to wait for the acknowledgement or reply\n"
+		"                     (default 5)\n"
+		"  -j, --json         --reply: the reply as one JSON object\n"
 		LINK_USAGE;
 	struct small_opts o;
 	struct phyllo_message m;
 	struct phyllo *h;
-	uint8_t doc[PHYLLO_UNIT_MAX];
+	struct diag d;
+	uint8_t doc[4096];
 	char err[160];
-	int n, ret, i = small_parse(&o, argc, argv, usage);
+	int n, ret, i = small_parse(&o, &argc, &argv, usage, "phyllo pub", "dTbPsrutj");
 	const char *topic, *json;
 
-	if (argc - i != 2) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (argc - i < 2)
+		util_usage_error("phyllo pub", usage, argc == i ? "missing the TOPIC and the JSON "
+				 "value" : "missing the JSON value to publish on '%s'", argv[i]);
+	if (argc - i > 2)
+		util_usage_error("phyllo pub", usage, "one TOPIC and one JSON value; '%s' is one "
+				 "too many (quote a value with spaces: '[1, 2]')", argv[i + 2]);
 	topic = argv[i];
 	json = argv[i + 1];
-	if (strlen(topic) > PHYLLO_TOPIC_MAX) {
-		fprintf(stderr, "phyllo pub: topic '%s' is longer than %u bytes\n", topic,
-			PHYLLO_TOPIC_MAX);
-		return 2;
-	}
+	if (strlen(topic) > PHYLLO_TOPIC_MAX)
+		util_usage_error("phyllo pub", usage, "topic '%s' is longer than %u bytes",
+				 topic, PHYLLO_TOPIC_MAX);
 	n = phyllo_json_to_msgpack(json, doc, sizeof(doc), err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "phyllo pub: '%s' is not a JSON value that fits: %s\n", json, err);
-		return 2;
-	}
+	if (n == -EMSGSIZE)
+		n = (int)sizeof(doc);	/* too big for any link: said below */
+	else if (n < 0)
+		util_usage_error("phyllo pub", usage, "'%s' is not a JSON value: %s", json, err);
+	/* before anything is opened: the preset's MTU, or the largest there is */
+	pub_check_size(n, topic, o.link.tty ? phyllo_stack_mtu((uint8_t)o.link.preset)
+					     : PHYLLO_DATAGRAM_MAX,
+		       o.link.tty ? util_preset_name((uint8_t)o.link.preset) : "minimal");
 	h = dev_open_link(&o.link, "phyllo pub");
 	if (!h)
 		return 1;
-	if (o.reply) {
-		ret = phyllo_request(h, topic, doc, (size_t)n, &m, (int)o.timeout_s * 1000);
-		if (!ret)
-			print_message(&m, o.json);
-	} else {
-		ret = phyllo_publish_doc(h, topic, PHYLLO_FORMAT_MSGPACK, (uint8_t)o.schema, doc,
-					 (size_t)n, o.unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
-		if (!ret)
-			ret = phyllo_flush(h, (int)o.timeout_s * 1000);
-		if (ret == -ETIMEDOUT) {
-			fprintf(stderr, "phyllo pub: %s: no acknowledgement within %lu s (is the far "
-				"end there, at this speed and preset?)\n", dev_name(&o.link),
-				o.timeout_s);
-			ret = -EALREADY;
-		}
+	if (!o.link.tty) {
+		struct phyllo_status s;
+
+		if (!phyllo_status(h, &s))
+			pub_check_size(n, topic, (int)s.mtu, util_preset_name((uint8_t)s.preset));
 	}
-	if (ret == -EMSGSIZE)
-		fprintf(stderr, "phyllo pub: the message is larger than the link's preset "
-			"carries (%d bytes)\n", phyllo_mtu(h));
-	else if (ret && ret != -EALREADY)
-		recv_error(&o, ret, "phyllo pub");
+	diag_begin(&d, h);
+	if (!o.reply) {
+		ret = pub_send(h, &o, topic, doc, n, &d);
+		phyllo_close(h);
+		return ret;
+	}
+	ret = phyllo_request(h, topic, doc, (size_t)n, &m, (int)o.timeout_s * 1000);
+	if (!ret)
+		print_message(&m, o.json);
+	else
+		recv_error(&o, ret, "phyllo pub", &d, h, DIAG_REPLY, topic);
 	phyllo_close(h);
 	return ret ? 1 : 0;
 }
 
 int sub_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo sub [-d DEV | --tty TTY] [-n COUNT] "
-		"[-t SECONDS] [--json] TOPIC\n"
-		"Print messages whose topic starts with TOPIC ('' for all): TOPIC VALUE.\n"
-		"  -n, --count    stop after COUNT messages (default: never)\n"
-		"  -t, --timeout  fail if nothing comes for SECONDS (default 5, 0: wait)\n"
+	static const char usage[] = "usage: phyllo sub [-d DEV | --tty TTY] [-b N] [--preset P] "
+		"[-n COUNT] [-t SECONDS] [-j] TOPIC\n"
+		"Print every message whose topic starts with TOPIC ('' for all): TOPIC VALUE.\n"
+		"  -n, --count N      stop after N messages (default: never)\n"
+		"  -t, --timeout S    fail if no message comes for S seconds (default 0:\n"
+		"                     wait for ever)\n"
+		"  -j, --json         one JSON object per message\n"
 		LINK_USAGE;
 	struct small_opts o;
 	struct phyllo *h;
-	int ret, i = small_parse(&o, argc, argv, usage);
+	int ret, i = small_parse(&o, &argc, &argv, usage, "phyllo sub", "dTbPntj");
 
-	if (argc - i != 1) {
-		fputs(usage, stderr);
-		return 2;
-	}
-	if (strlen(argv[i]) > PHYLLO_TOPIC_MAX) {
-		fprintf(stderr, "phyllo sub: topic '%s' is longer than %u bytes\n", argv[i],
-			PHYLLO_TOPIC_MAX);
-		return 2;
-	}
+	if (!o.timeout_set)
+		o.timeout_s = 0;
+	if (argc == i)
+		util_usage_error("phyllo sub", usage, "missing the TOPIC ('' for every message)");
+	if (argc - i > 1)
+		util_usage_error("phyllo sub", usage, "one TOPIC prefix; '%s' is one too many",
+				 argv[i + 1]);
+	if (strlen(argv[i]) > PHYLLO_TOPIC_MAX)
+		util_usage_error("phyllo sub", usage, "topic '%s' is longer than %u bytes",
+				 argv[i], PHYLLO_TOPIC_MAX);
 	h = dev_open_link(&o.link, "phyllo sub");
 	if (!h)
 		return 1;
@@ -380,7 +526,7 @@ int sub_main(int argc, char **argv)
 		phyllo_close(h);
 		return 1;
 	}
-	ret = read_messages(h, &o, o.count);
+	ret = read_messages(h, &o, o.count, argv[i]);
 	phyllo_close(h);
 	return ret;
 }
@@ -435,13 +581,12 @@ int drain_main(int argc, char **argv)
 		case 'p': pause_ms = util_parse_num("--pause-ms", optarg, 0, 60000); break;
 		case 't': timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
 		case 'h': fputs(usage, stdout); return 0;
-		default: fputs(usage, stderr); return 2;
+		default: util_usage_hint("phyllo drain", usage);
 		}
 	}
-	if (optind != argc) {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (optind != argc)
+		util_usage_error("phyllo drain", usage, "'%s' is not an option or argument of "
+				 "drain", argv[optind]);
 	fd = dev_open(dev, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return 1;

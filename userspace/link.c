@@ -53,6 +53,8 @@ int link_tty_raw(int fd, unsigned long baud)
 		return -1;
 	cfmakeraw(&t);
 	t.c_cflag |= CLOCAL | CREAD;
+	/* DTR stays up at close: the next open does not reset the board */
+	t.c_cflag &= ~(tcflag_t)HUPCL;
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
 	if (baud) {

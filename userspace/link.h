@@ -20,14 +20,15 @@ struct link_spec {
 	const char *device;	/* tty path */
 	const char *connect;	/* unix:PATH or tcp:HOST:PORT */
 	const char *pty_link;	/* create a pty, symlink its slave here */
-	unsigned long baud;	/* 0: leave as is */
+	unsigned long baud;	/* 0: leave as is (peer: 115200 unless -b) */
 	unsigned int connect_wait_s;
 };
 
 /* Returns 0, or -1 after printing what went wrong and what to do. */
 int link_open(const struct link_spec *spec, struct link_io *io);
 void link_close(struct link_io *io);
-/* Set raw mode and the speed on a tty fd; -1 with errno on failure. */
+/* Set raw mode, HUPCL off and the speed (0: leave it) on a tty fd; -1
+ * with errno on failure. */
 int link_tty_raw(int fd, unsigned long baud);
 /* Open a tty; anything else (a regular file, a directory, /dev/null) is
  * refused, before it is opened when stat() tells. Prints "WHO: why" and

@@ -37,6 +37,7 @@
 #include "stream.h"
 #include "payload.h"
 #include "util.h"
+#include "lib.h"
 #include "phyllo_stack.h"
 
 #define PEND_MAX 64
@@ -246,10 +247,18 @@ static void peer_reset(struct peer *p)
 		stream_retired(&p->sm, p->st.arq.tx_retired_total - lost, util_now_us());
 		stream_lost(&p->sm, lost);
 	}
-	fprintf(stderr, "phyllo peer: session reset (%s): %u units in flight lost",
-		restart ? "the peer restarted" : "link lost or RST", lost);
-	if (p->o.role == ROLE_CLIENT)
-		fprintf(stderr, ", %llu echoes will not come back", (unsigned long long)gone);
+	/* a new program on the port (each `phyllo pub --tty` is one) is a
+	 * restart too: only what it cost is worth a warning */
+	if (restart && !lost && !gone)
+		fprintf(stderr, "phyllo peer: session reset: the far end started a new session (a new "
+			"program on the port, or it restarted); nothing was in flight");
+	else
+		fprintf(stderr, "phyllo peer: session reset (%s): %u unit%s in flight lost",
+			restart ? "the far end restarted" : "link lost or RST", lost,
+			lost == 1 ? "" : "s");
+	if (p->o.role == ROLE_CLIENT && gone)
+		fprintf(stderr, ", %llu echo%s will not come back", (unsigned long long)gone,
+			gone == 1 ? "" : "es");
 	fprintf(stderr, "; %s\n", p->st.arq.state == PHYLLO_ARQ_OPEN ? "new session open"
 									 : "reconnecting");
 }
@@ -605,7 +614,7 @@ static void usage(FILE *f)
 	      "  -d, --device TTY        a serial device or pty slave (raw mode)\n"
 	      "      --pty LINK          create a pty; symlink its slave to LINK\n"
 	      "      --connect ADDR      unix:PATH or tcp:HOST:PORT (retried for 30 s)\n"
-	      "  -b, --baud N            line speed for a tty (e.g. 115200, 1000000)\n"
+	      "  -b, --baud N            line speed for a tty (default 115200, the firmware's)\n"
 	      "Stack:\n"
 	      "  -p, --preset P          minimal | reduced | standard (default standard)\n"
 	      "  -w, --window N          send window, 1..8 (default 4); --client: messages\n"
@@ -814,6 +823,7 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 	o->fault.burst_max = FAULT_BURST_DEFAULT;
 	o->fault.seed = 1;
 	o->link.connect_wait_s = 30;
+	o->link.baud = PHYLLO_LIB_BAUD_DEFAULT;
 	payload_parse("small", &o->payload);
 	while ((c = getopt_long(argc, argv, "d:b:p:w:uecn:t:vh", peer_longopts, NULL)) != -1) {
 		if (c == 'h') {

@@ -2,7 +2,10 @@
 /*
  * util.c - see util.h.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -94,6 +97,103 @@ const char *util_preset_name(uint8_t preset)
 	static const char *const names[] = { "minimal", "reduced", "standard" };
 
 	return preset < 3 ? names[preset] : "?";
+}
+
+static bool util_is_negative_number(const char *s)
+{
+	return s[0] == '-' && (isdigit((unsigned char)s[1]) ||
+			       (s[1] == '.' && isdigit((unsigned char)s[2])));
+}
+
+/* Does the option arg (one argv word starting with '-') take the next
+ * word as its value? */
+static bool util_opt_takes_next(const char *arg, const char *optstring,
+				const struct option *longopts)
+{
+	const char *p;
+
+	if (arg[1] == '-') {
+		size_t n = strcspn(arg + 2, "=");
+
+		if (arg[2 + n] == '=')
+			return false;
+		for (; longopts->name; longopts++)
+			if (strlen(longopts->name) == n && !strncmp(longopts->name, arg + 2, n))
+				return longopts->has_arg == required_argument;
+		return false;
+	}
+	/* a cluster of short options: the first that takes a value ends it */
+	for (arg++; *arg; arg++) {
+		p = strchr(optstring, *arg);
+		if (p && p[1] == ':')
+			return arg[1] == 0;
+	}
+	return false;
+}
+
+/* The copy util_args_numbers() made: it lives until exit */
+static char **util_argv;
+
+char **util_args_numbers(int *argc, char **argv, const char *optstring,
+			 const struct option *longopts)
+{
+	char **out = calloc((size_t)*argc + 2, sizeof(*out)), **pos;
+	int i, n = 1, np = 0;
+
+	pos = calloc((size_t)*argc + 1, sizeof(*pos));
+	if (!out || !pos) {
+		perror("phyllo");
+		exit(1);
+	}
+	out[0] = argv[0];
+	for (i = 1; i < *argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			while (++i < *argc)
+				pos[np++] = argv[i];
+			break;
+		}
+		if (argv[i][0] != '-' || !argv[i][1] || util_is_negative_number(argv[i])) {
+			pos[np++] = argv[i];
+			continue;
+		}
+		out[n++] = argv[i];
+		if (util_opt_takes_next(argv[i], optstring, longopts) && i + 1 < *argc)
+			out[n++] = argv[++i];
+	}
+	out[n++] = "--";
+	for (i = 0; i < np; i++)
+		out[n++] = pos[i];
+	free(pos);
+	*argc = n;
+	free(util_argv);
+	util_argv = out;
+	return out;
+}
+
+static __attribute__((noreturn)) void util_usage_line(const char *who, const char *usage)
+{
+	const char *cmd = strncmp(who, "phyllo ", 7) ? who : who + 7;
+
+	fprintf(stderr, "%.*s\n", (int)strcspn(usage, "\n"), usage);
+	fprintf(stderr, "Run 'phyllo %s --help' for every option, or see phyllo(1).\n", cmd);
+	exit(2);
+}
+
+void util_usage_error(const char *who, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", who);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	util_usage_line(who, usage);
+}
+
+void util_usage_hint(const char *who, const char *usage)
+{
+	util_usage_line(who, usage);
 }
 
 static int cmp_u64(const void *a, const void *b)

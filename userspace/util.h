@@ -7,6 +7,7 @@
 #ifndef PHYLLO_UTIL_H
 #define PHYLLO_UTIL_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "phyllo_stats.h"
@@ -33,6 +34,21 @@ unsigned long util_parse_num(const char *opt, const char *s, unsigned long lo, u
 /* Parse a preset name; exits with status 2 on bad input. */
 uint8_t util_parse_preset(const char *s);
 const char *util_preset_name(uint8_t preset);
+
+/* Negative numbers as arguments (`phyllo pub servo -5`): a copy of argv
+ * whose arguments that look like one ("-5", "-0.5", "-1e3") and are no
+ * option's value come after a "--", in their order, so getopt_long()
+ * leaves them alone; options and their values keep theirs. *argc grows
+ * by one when a "--" is added. The copy lives until exit. */
+char **util_args_numbers(int *argc, char **argv, const char *optstring,
+			 const struct option *longopts);
+/* A command line that is wrong: "WHO: what is wrong", the usage's first
+ * line, a pointer to --help; exits with status 2. */
+void util_usage_error(const char *who, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4), noreturn));
+/* After getopt_long() printed what it did not like: the usage's first
+ * line and the pointer to --help; exits with status 2. */
+void util_usage_hint(const char *who, const char *usage) __attribute__((noreturn));
 
 /* Percentile (0..100) of n values, sorting them in place. */
 uint64_t util_percentile(uint64_t *v, size_t n, unsigned int pct);

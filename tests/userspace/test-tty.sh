@@ -74,8 +74,10 @@ fails "pub: bad JSON before anything is opened" "not a JSON value" \
 "$bin" sub --tty "$dir/pty" -t 5 nothing >/dev/null 2>&1 &
 holder=$!
 i=0	# until it holds the port's lock
-while flock -n "$dir/pty" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-fails "a port in use is refused" "in use by another program" "$bin" stats --tty "$dir/pty"
+while ! grep -q "FLOCK .* $holder " /proc/locks && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+fails "a port in use is refused, naming its holder" \
+	"in use by process $holder (.*sub --tty $dir/pty -t 5 nothing).*SHARING A BOARD" \
+	"$bin" stats --tty "$dir/pty"
 wait $holder
 printf 'keep\n' >"$dir/file"
 fails "--tty FILE refused" "not a serial port" "$bin" pub --tty "$dir/file" servo 1

@@ -23,6 +23,10 @@
 #define LIB_SUBS_MAX 16
 #define LIB_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
 #define LIB_GLUE_STATS 4
+/* tty: the speed when none is given, the firmware's (PHYLLO_FW_BAUD); the
+ * time a board's bootloader takes after the reset an open may cause */
+#define PHYLLO_LIB_BAUD_DEFAULT 115200ul
+#define PHYLLO_LIB_BOOT_MS 2000
 
 struct lib_unit {
 	uint16_t len;

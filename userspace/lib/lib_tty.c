@@ -18,8 +18,11 @@
 #include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/timerfd.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include "lib.h"
 
@@ -258,9 +261,19 @@ static void t_taken(struct phyllo *h)
 	(void)h;	/* the hold is released by the next service */
 }
 
+/* The acknowledgement owed for the last unit received goes out before the
+ * port closes: else the far end keeps that unit in flight and counts it
+ * lost to the next session. */
 static void t_close(struct phyllo *h)
 {
-	(void)h;
+	int64_t deadline = phyllo_lib_now_ms() + 100;
+
+	while (h->preset == PHYLLO_PRESET_STANDARD && !h->hungup && h->st.arq.ack_pending &&
+	       phyllo_lib_now_ms() < deadline) {
+		t_service(h);
+		if (h->st.arq.ack_pending || h->txlen)
+			phyllo_lib_wait(h, phyllo_lib_now_ms() + 5);
+	}
 }
 
 const struct lib_transport phyllo_lib_tty_transport = {
@@ -275,27 +288,62 @@ const struct lib_transport phyllo_lib_tty_transport = {
 	.close = t_close,
 };
 
+/* A pseudo-terminal's slave (Unix98 ptys: majors 136..143): no line, no
+ * DTR, no board to reset. */
+static bool t_is_pty(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 &&
+	       major(st.st_rdev) <= 143;
+}
+
+/*
+ * Raw mode at the speed asked for (0: the firmware's), and HUPCL off: the
+ * port keeps DTR up when closed, so the next open does not reset a board
+ * that reboots on DTR (an Uno and most boards with a USB-serial bridge),
+ * as serial tools leave it. Returns 1 when this open may have reset one
+ * (HUPCL was on and the port is no pty), 0, or -errno.
+ */
 static int t_tty_setup(int fd, unsigned long baud)
 {
 	struct termios t;
-	speed_t c = baud ? t_speed(baud) : 0;
+	speed_t c = t_speed(baud);
+	bool hupcl;
 
-	if (baud && !c)
+	if (!c)
 		return -EINVAL;
 	/* one user of a serial port at a time, as ldattach and slattach */
 	if (flock(fd, LOCK_EX | LOCK_NB))
 		return errno == EWOULDBLOCK ? -EBUSY : -errno;
 	if (tcgetattr(fd, &t))
 		return -errno;
+	hupcl = t.c_cflag & HUPCL;
 	cfmakeraw(&t);
 	t.c_cflag |= CLOCAL | CREAD;
+	t.c_cflag &= ~(tcflag_t)HUPCL;
 	t.c_cc[VMIN] = 1;
 	t.c_cc[VTIME] = 0;
-	if (c) {
-		cfsetispeed(&t, c);
-		cfsetospeed(&t, c);
-	}
-	return tcsetattr(fd, TCSANOW, &t) ? -errno : 0;
+	cfsetispeed(&t, c);
+	cfsetospeed(&t, c);
+	if (tcsetattr(fd, TCSANOW, &t))
+		return -errno;
+	return hupcl && !t_is_pty(fd);
+}
+
+/* This open reset the board: without a handshake to wait for (minimal and
+ * reduced), let its bootloader hand over before the first unit, and drop
+ * what the bootloader said. The standard preset waits for the board's own
+ * SYN instead, however long the bootloader takes. */
+static void t_boot_wait(struct phyllo *h)
+{
+	struct timespec ts = { PHYLLO_LIB_BOOT_MS / 1000, (PHYLLO_LIB_BOOT_MS % 1000) * 1000000L };
+
+	if (h->preset == PHYLLO_PRESET_STANDARD)
+		return;
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	tcflush(h->io_fd, TCIFLUSH);
 }
 
 int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
@@ -307,17 +355,23 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 	uint32_t nonce;
 	int ret;
 
+	unsigned long baud = o->baud ? o->baud : PHYLLO_LIB_BAUD_DEFAULT;
+	int reset = 0;
+
 	if (o->preset < PHYLLO_LIB_MINIMAL || o->preset > PHYLLO_LIB_STANDARD ||
-	    o->window > PHYLLO_ARQ_WINDOW_MAX || (o->baud && !t_speed(o->baud)))
+	    o->window > PHYLLO_ARQ_WINDOW_MAX || !t_speed(baud))
 		return -EINVAL;
-	if (is_tty && (ret = t_tty_setup(h->io_fd, o->baud)))
-		return ret;
+	if (is_tty && (reset = t_tty_setup(h->io_fd, baud)) < 0)
+		return reset;
 	h->t = &phyllo_lib_tty_transport;
 	h->preset = (uint8_t)o->preset;
+	if (reset)
+		t_boot_wait(h);
 	if (o->window)
 		cfg.window = (uint8_t)o->window;
 	cfg.handshake = !(o->flags & PHYLLO_OPEN_NO_HANDSHAKE);
-	cfg.line_ms = o->baud ? PHYLLO_LINE_MS(o->baud) : 0;
+	/* a pty, a socket: no line time */
+	cfg.line_ms = is_tty && !t_is_pty(h->io_fd) ? PHYLLO_LINE_MS(baud) : 0;
 	h->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	ev.data.fd = h->timer_fd;
 	if (h->timer_fd < 0 || epoll_ctl(h->ep_fd, EPOLL_CTL_ADD, h->timer_fd, &ev))
