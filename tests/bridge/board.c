@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * board.c - a scriptable board for tests/bridge/test-bridge.sh: libphyllo
+ * on the master of a new pty whose slave is symlinked to argv[1], so that
+ * phyllo-bridge opens the slave with --tty as it would a board's tty.
+ *
+ * Every pub-sub message received is printed on stdout as "TOPIC JSON"
+ * (line-buffered), and with --echo sent back on its topic. Commands on
+ * stdin, one a line:
+ *   burst TOPIC N [FROM]  publish {"n":FROM..FROM+N-1} on TOPIC, reliably,
+ *                         each waiting for room in the window
+ *   restart               close the session and open a new one on the same
+ *                         pty (the bridge sees a session reset)
+ *   sync                  print "synced" once every unit sent is acknowledged
+ * End of stdin ends it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+#include "libphyllo.h"
+
+static struct phyllo *h;
+static int master;
+static int echo;
+
+static int board_open(void)
+{
+	struct phyllo_options o;
+	int rc;
+
+	phyllo_options_init(&o);
+	o.transport = PHYLLO_TRANSPORT_TTY;
+	o.queue = 4096;
+	rc = phyllo_open_fd(&h, dup(master), &o);
+	if (rc)
+		fprintf(stderr, "board: open: %s\n", phyllo_strerror(rc));
+	return rc;
+}
+
+static void board_drain(void)
+{
+	struct phyllo_message m;
+	char json[2100];
+	int rc;
+
+	while ((rc = phyllo_recv(h, &m, 0)) != -EAGAIN) {
+		if (rc == -ECONNRESET) {
+			printf("# reset\n");
+			continue;
+		}
+		if (rc < 0) {
+			fprintf(stderr, "board: recv: %s\n", phyllo_strerror(rc));
+			exit(1);
+		}
+		if (!m.is_pubsub)
+			continue;
+		if (phyllo_msgpack_to_json(m.data, m.len, json, sizeof(json)) < 0)
+			snprintf(json, sizeof(json), "(malformed)");
+		printf("%s %s\n", m.topic, json);
+		if (echo)
+			phyllo_publish(h, m.topic, m.data, m.len, 0);
+	}
+}
+
+static void board_burst(const char *topic, long n, long from)
+{
+	char json[64];
+	long i;
+	int rc;
+
+	for (i = from; i < from + n; i++) {
+		snprintf(json, sizeof(json), "{\"n\":%ld}", i);
+		rc = phyllo_publish_json(h, topic, json, 0);
+		if (rc < 0) {
+			fprintf(stderr, "board: publish: %s\n", phyllo_strerror(rc));
+			exit(1);
+		}
+		board_drain();
+	}
+}
+
+static void board_command(char *line)
+{
+	char topic[32];
+	long n, from = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "burst %31s %ld %ld", topic, &n, &from) >= 2) {
+		board_burst(topic, n, from);
+	} else if (!strcmp(line, "restart")) {
+		phyllo_close(h);
+		if (board_open())
+			exit(1);
+	} else if (!strcmp(line, "sync")) {
+		phyllo_flush(h, -1);
+		printf("synced\n");
+	} else {
+		fprintf(stderr, "board: what is '%s'?\n", line);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct termios t;
+	const char *slave;
+	char line[1024];
+	size_t have = 0;
+	char *nl;
+	ssize_t r;
+	int keep;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: board LINK [--echo]\n");
+		return 2;
+	}
+	echo = argc > 2 && !strcmp(argv[2], "--echo");
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) || unlockpt(master) || !(slave = ptsname(master)))
+		return perror("board: pty"), 1;
+	/* held open so that the master never reads EIO between openers */
+	keep = open(slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (keep < 0 || tcgetattr(keep, &t))
+		return perror("board: pty slave"), 1;
+	cfmakeraw(&t);
+	tcsetattr(keep, TCSANOW, &t);
+	if (symlink(slave, argv[1]))
+		return perror("board: symlink"), 1;
+	if (board_open())
+		return 1;
+	for (;;) {
+		struct pollfd p[2] = { { .fd = 0, .events = POLLIN },
+				       { .fd = phyllo_fd(h), .events = POLLIN } };
+
+		poll(p, 2, 100);
+		phyllo_dispatch(h);
+		board_drain();
+		if (!p[0].revents)
+			continue;
+		/* read(2), not stdio: poll sees what stdio would have buffered */
+		r = read(0, line + have, sizeof(line) - 1 - have);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		line[have] = '\0';
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			board_command(line);
+			have -= (size_t)(nl + 1 - line);
+			memmove(line, nl + 1, have + 1);
+		}
+	}
+	phyllo_close(h);
+	unlink(argv[1]);
+	return 0;
+}

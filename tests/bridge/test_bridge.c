@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * test_bridge.c - phyllo-bridge's parts that need no broker (bridge.h):
+ * the configuration and its refusals, the topic map in both directions
+ * (reserved names, the loop guard, MQTT's filter matching), the payload
+ * conversions and the queue's bound. ASan + UBSan.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "ptest.h"
+#include "bridge.h"
+
+static struct phyllo_bridge_conf c;
+static char err[800];
+
+static void conf(const char *const *lines)
+{
+	unsigned int i;
+
+	phyllo_bridge_conf_init(&c);
+	for (i = 0; lines[i]; i++)
+		PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, lines[i], i + 1, err, sizeof(err)), 0);
+}
+
+static void conf_defaults_from_link(void)
+{
+	static const char *const l[] = { "link = /dev/phyllo/by-tty/ttyUSB0", "# a comment", "",
+					 "  port=1884  ", NULL };
+
+	conf(l);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "hostA", err, sizeof(err)), 0);
+	PTEST_EXPECT(!strcmp(c.name, "ttyUSB0"));
+	PTEST_EXPECT(!strcmp(c.client_id, "phyllo-bridge-hostA-ttyUSB0"));
+	PTEST_EXPECT_EQ(c.port, 1884);
+	PTEST_EXPECT_EQ(c.qos, 1);
+	PTEST_EXPECT_EQ(c.protocol, 4);
+}
+
+static void conf_tls_port_and_verify(void)
+{
+	static const char *const l[] = { "link = /dev/ttyACM0", "tls_ca_file = /x/ca.pem",
+					 "protocol = 5", NULL };
+
+	conf(l);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "h", err, sizeof(err)), 0);
+	PTEST_EXPECT_EQ(c.port, 8883);
+	PTEST_EXPECT(c.tls);
+	PTEST_EXPECT(!c.tls_insecure);	/* verified unless told by name */
+	PTEST_EXPECT_EQ(c.protocol, 5);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, "tls_verify = no", 9, err, sizeof(err)), 0);
+	PTEST_EXPECT(c.tls_insecure);
+}
+
+static void conf_rejects_with_line(void)
+{
+	static const char *const bad[] = { "prot = 5", "port = 0", "port = 70000", "qos = 2",
+					   "payload = xml", "just words", "queue = -1",
+					   "tls_verify = maybe", "import = onlyfilter",
+					   "import = a/b topic_over_15_bytes", NULL };
+	unsigned int i;
+
+	for (i = 0; bad[i]; i++) {
+		phyllo_bridge_conf_init(&c);
+		err[0] = '\0';
+		PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, bad[i], 7, err, sizeof(err)), -1);
+		PTEST_EXPECT(!strncmp(err, "line 7: ", 8));
+	}
+	phyllo_bridge_conf_init(&c);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "h", err, sizeof(err)), -1);	/* no link */
+}
+
+static void conf_refuses_an_import_that_loops(void)
+{
+	static const char *const l[] = { "link = /dev/ttyACM0", "name = a", "import = phyllo/# x",
+					 NULL };
+	static const char *const ok[] = { "link = /dev/ttyACM0", "name = a",
+					  "import = phyllo/b/temp  temp", "import = phyllo/+/cmd x",
+					  NULL };
+
+	conf(l);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "h", err, sizeof(err)), -1);
+	PTEST_EXPECT(strstr(err, "loop") != NULL);
+	conf(ok);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "h", err, sizeof(err)), 0);
+	PTEST_EXPECT_EQ(c.n_imports, 2);
+	PTEST_EXPECT(!strcmp(c.imports[0].filter, "phyllo/b/temp"));
+	PTEST_EXPECT(!strcmp(c.imports[0].topic, "temp"));
+}
+
+static void conf_env_credentials_win(void)
+{
+	static const char *const l[] = { "link = /dev/x", "username = file", "password = filepw",
+					 NULL };
+
+	conf(l);
+	setenv("PHYLLO_BRIDGE_PASSWORD", "envpw", 1);
+	phyllo_bridge_conf_env(&c);
+	unsetenv("PHYLLO_BRIDGE_PASSWORD");
+	PTEST_EXPECT(!strcmp(c.username, "file"));
+	PTEST_EXPECT(!strcmp(c.password, "envpw"));
+}
+
+static void name_from_link_is_mqtt_safe(void)
+{
+	char n[64];
+
+	phyllo_bridge_name_from_link("/dev/serial/by-id/usb-Ard+uino #1", n, sizeof(n));
+	PTEST_EXPECT(!strcmp(n, "usb-Ard_uino__1"));
+	phyllo_bridge_name_from_link("/dev/", n, sizeof(n));
+	PTEST_EXPECT(!strcmp(n, "link"));
+}
+
+static void topic_map_both_ways(void)
+{
+	static const char *const l[] = { "link = /dev/x", "name = a", "prefix = home/phyllo",
+					 "import = phyllo/b/temp temp", NULL };
+	char t[300];
+
+	conf(l);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "h", err, sizeof(err)), 0);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "servo", t, sizeof(t)), 0);
+	PTEST_EXPECT(!strcmp(t, "home/phyllo/a/servo"));
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "stats", t, sizeof(t)), 0);
+	/* what the bridge uses itself, and what MQTT cannot publish */
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "status", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "cmd", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "cmd/x", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "bridge/stats", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "a+b", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_out(&c, "cmdx", t, sizeof(t)), 0);
+
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_in(&c, "home/phyllo/a/cmd/servo", t, sizeof(t)), 0);
+	PTEST_EXPECT(!strcmp(t, "servo"));
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_in(&c, "phyllo/b/temp", t, sizeof(t)), 0);
+	PTEST_EXPECT(!strcmp(t, "temp"));
+	/* never what it published itself */
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_in(&c, "home/phyllo/a/servo", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_in(&c, "home/phyllo/a/status", t, sizeof(t)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_in(&c, "home/phyllo/a/cmd/0123456789abcdef", t,
+					       sizeof(t)), -1);	/* 16 bytes */
+	PTEST_EXPECT_EQ(phyllo_bridge_topic_in(&c, "other/x", t, sizeof(t)), -1);
+}
+
+static void filter_match_as_mqtt(void)
+{
+	static const struct { const char *f, *t; int want; } v[] = {
+		{ "a/b", "a/b", 1 }, { "a/b", "a/c", 0 }, { "a/+", "a/b", 1 }, { "a/+", "a/b/c", 0 },
+		{ "a/#", "a", 1 }, { "a/#", "a/b/c", 1 }, { "#", "x/y", 1 }, { "+/+", "a/b", 1 },
+		{ "+", "a/b", 0 }, { "a/+/c", "a//c", 1 }, { "#", "$SYS/x", 0 },
+		{ "$SYS/#", "$SYS/x", 1 }, { "ab", "a", 0 }, { "a", "ab", 0 }, { "a/b/#", "a/bc", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (phyllo_bridge_filter_match(v[i].f, v[i].t) != v[i].want)
+			ptest_fail(__FILE__, __LINE__, v[i].f, (long)i, v[i].want);
+}
+
+static void payload_json_both_ways(void)
+{
+	static const char *const l[] = { "link = /dev/x", NULL };
+	static const uint8_t doc[] = { 0x83, 0xa1, 'i', 0x2a, 0xa1, 'f', 0xcb, 0x40, 0x04, 0, 0, 0,
+				       0, 0, 0, 0xa1, 'b', 0xc4, 0x02, 0xbe, 0xef };
+	uint8_t mp[256];
+	char out[300];
+	int n;
+
+	conf(l);
+	n = phyllo_bridge_payload_out(&c, true, doc, sizeof(doc), out, sizeof(out));
+	PTEST_EXPECT(n > 0);
+	PTEST_EXPECT(!strcmp(out, "{\"i\":42,\"f\":2.5,\"b\":\"0xbeef\"}"));
+	/* not a MessagePack document: its bytes in the same hex form */
+	n = phyllo_bridge_payload_out(&c, false, doc + 19, 2, out, sizeof(out));
+	PTEST_EXPECT(!strcmp(out, "\"0xbeef\""));
+	/* malformed MessagePack is refused, not published */
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_out(&c, true, doc, 5, out, sizeof(out)), -1);
+
+	n = phyllo_bridge_payload_in(&c, "[1, 2.5]", 8, mp, sizeof(mp), err, sizeof(err));
+	PTEST_EXPECT_EQ(n, 11);
+	PTEST_EXPECT_EQ(mp[0], 0x92);
+	PTEST_EXPECT_EQ(mp[1], 0x01);	/* an integer stays an integer */
+	PTEST_EXPECT_EQ(mp[2], 0xcb);	/* a float a float */
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_in(&c, "{bad", 4, mp, sizeof(mp), err, sizeof(err)),
+			-1);
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_in(&c, "", 0, mp, sizeof(mp), err, sizeof(err)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_in(&c, "1\0 2", 4, mp, sizeof(mp), err, sizeof(err)),
+			-1);
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_in(&c, "\"0123456789\"", 12, mp, 5, err,
+						 sizeof(err)), -1);
+	PTEST_EXPECT(strstr(err, "over") != NULL);
+}
+
+static void payload_raw_passes_bytes(void)
+{
+	static const char *const l[] = { "link = /dev/x", "payload = raw", NULL };
+	static const uint8_t bytes[] = { 0x00, 0xff, 0x10 };
+	uint8_t mp[8];
+	char out[8];
+
+	conf(l);
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_out(&c, true, bytes, 3, out, sizeof(out)), 3);
+	PTEST_EXPECT_MEM(out, bytes, 3);
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_in(&c, bytes, 3, mp, sizeof(mp), err, sizeof(err)), 3);
+	PTEST_EXPECT_MEM(mp, bytes, 3);
+	PTEST_EXPECT_EQ(phyllo_bridge_payload_in(&c, bytes, 3, mp, 2, err, sizeof(err)), -1);
+}
+
+static void queue_is_bounded_fifo(void)
+{
+	struct phyllo_bridge_queue q;
+	struct phyllo_bridge_msg *m;
+	char t[16];
+	int i;
+
+	PTEST_EXPECT_EQ(phyllo_bridge_queue_init(&q, 3), 0);
+	for (i = 0; i < 5; i++) {
+		snprintf(t, sizeof(t), "t%d", i);
+		PTEST_EXPECT_EQ(phyllo_bridge_queue_push(&q, t, t, strlen(t), 0), i < 3 ? 0 : -1);
+	}
+	m = phyllo_bridge_queue_peek(&q);
+	PTEST_EXPECT(m && !strcmp(m->topic, "t0"));
+	phyllo_bridge_queue_pop(&q);
+	PTEST_EXPECT_EQ(phyllo_bridge_queue_push(&q, "t5", "", 0, PHYLLO_BRIDGE_MSG_RETAIN), 0);
+	for (i = 0; i < 3; i++) {
+		m = phyllo_bridge_queue_peek(&q);
+		PTEST_EXPECT(m != NULL);
+		if (m)
+			PTEST_EXPECT(!strcmp(m->topic, i == 0 ? "t1" : i == 1 ? "t2" : "t5"));
+		phyllo_bridge_queue_pop(&q);
+	}
+	PTEST_EXPECT(phyllo_bridge_queue_peek(&q) == NULL);
+	phyllo_bridge_queue_push(&q, "left", "x", 1, 0);
+	phyllo_bridge_queue_free(&q);	/* frees what is left (ASan) */
+}
+
+static const struct ptest_case cases[] = {
+	PTEST_CASE(conf_defaults_from_link), PTEST_CASE(conf_tls_port_and_verify),
+	PTEST_CASE(conf_rejects_with_line), PTEST_CASE(conf_refuses_an_import_that_loops),
+	PTEST_CASE(conf_env_credentials_win), PTEST_CASE(name_from_link_is_mqtt_safe),
+	PTEST_CASE(topic_map_both_ways), PTEST_CASE(filter_match_as_mqtt),
+	PTEST_CASE(payload_json_both_ways), PTEST_CASE(payload_raw_passes_bytes),
+	PTEST_CASE(queue_is_bounded_fifo),
+};
+static PTEST_SUITE(bridge_suite, "bridge", cases);
+
+int main(void)
+{
+	static const struct ptest_suite *const suites[] = { &bridge_suite };
+
+	return ptest_run(suites, 1) ? 1 : 0;
+}
