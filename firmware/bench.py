@@ -61,7 +61,9 @@ def sizes():
 
 # build, mcu, baud, window: the Uno holds 2 units, the Micro 4; at 1 Mbaud
 # the CPU is the bottleneck and 4 large requests in flight overrun even the
-# Micro's 256-byte ring, so it runs with 2.
+# Micro's 256-byte ring, so it runs with 2. Every tuple runs with the window
+# full, the very large one too: the firmware takes in a request while it
+# sends a reply.
 PLAN = [
     ("uno-standard", "atmega328p", 115200, 1),
     ("uno-standard", "atmega328p", 115200, 2),
@@ -76,12 +78,60 @@ def run_all():
     runs = []
     for build, mcu, baud, window in PLAN:
         for payload in TUPLES:
-            # A windowed 240-byte tuple overruns the Uno's receive ring and
-            # crawls on retransmissions: measure it, but briefly.
-            count = 100 if (payload == "very-large" and window > 1 and
-                            build.startswith("uno")) else 1000
-            runs.append(run(build, mcu, baud, payload, window, count))
+            runs.append(run(build, mcu, baud, payload, window, 1000))
     return runs
+
+
+# Where the busy cycles of an echo go, by layer: --profile gives the busy
+# cycles of every flash address, addr2line the source file each came from
+# (inlined code counts where it was written).
+LAYERS = (
+    ("UART (interrupts, rings, write)", ("uart.c", "uart_ring.h", "mega0_usart.c")),
+    ("clock tick", ("clock.c",)),
+    ("main loop (sleep test, feed)", ("main.c", "main_loop.h")),
+    ("COBS", ("phyllo_cobs.c",)),
+    ("CRC-32", ("phyllo_crc.c",)),
+    ("reliable (ARQ)", ("phyllo_arq.c",)),
+    ("datagram + stack glue", ("phyllo_stack.c", "phyllo_datagram.c", "phyllo_chunk.c")),
+    ("pub-sub + node", ("phyllo_pubsub.c", "phyllo_node.c")),
+    ("MessagePack", ("phyllo_msgpack.c",)),
+)
+SPLIT = [("uno-standard", "atmega328p", 115200, 1), ("uno-standard-1m", "atmega328p", 1000000, 2)]
+
+
+def split(build, mcu, baud, payload, window, count=1000):
+    prof = os.path.join(FW, "bench-profile.txt")
+    cmd = [SIM, "--bench", "--mcu", mcu, "--baud", str(baud), "--preset", "standard",
+           "--payload", payload, "--window", str(window), "--count", str(count),
+           "--profile", prof, elf(build)]
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    rows = [l.split() for l in open(prof)]
+    lines = subprocess.run(["avr-addr2line", "-e", elf(build)] + [a for a, _ in rows],
+                           stdout=subprocess.PIPE, universal_newlines=True).stdout.splitlines()
+    per = {name: 0 for name, _ in LAYERS}
+    per["libc, libgcc, vectors"] = 0
+    for (_, c), line in zip(rows, lines):
+        f = line.split(":")[0].split("/")[-1]
+        name = next((n for n, files in LAYERS if f in files), "libc, libgcc, vectors")
+        per[name] += int(c)
+    os.unlink(prof)
+    return {"build": build, "baud": baud, "window": window, "payload": payload,
+            "cycles_per_echo": {k: round(v / count) for k, v in per.items()},
+            "total_per_echo": round(sum(per.values()) / count)}
+
+
+def split_all():
+    return [split(b, m, baud, p, w) for b, m, baud, w in SPLIT for p in TUPLES]
+
+
+def print_split(splits):
+    print("\nbusy cycles per echo by layer (1,000 echoes, session set-up included)")
+    heads = ["%s %s w%d" % (s["payload"], "1M" if s["baud"] == 1000000 else "115k", s["window"])
+             for s in splits]
+    print("%-32s" % "layer" + "".join("%15s" % h for h in heads))
+    for name in list(splits[0]["cycles_per_echo"]):
+        print("%-32s" % name + "".join("%15d" % s["cycles_per_echo"][name] for s in splits))
+    print("%-32s" % "total" + "".join("%15d" % s["total_per_echo"] for s in splits))
 
 
 def print_runs(runs):
@@ -136,12 +186,19 @@ def check_targets(runs, sz):
                r.get("stack_cycles_per_echo", 1e9), limit, True)
         target("busy cycles per %s echo (115200, stop-and-wait, all interrupts)" % payload,
                r.get("busy_cycles_per_echo", 1e9), limit, True)
+    vl = pick("uno-standard", 115200, 2, "very-large")
+    target("very-large echoes/s, window 2, 115200", vl.get("echoes_per_s", 0), 39, False)
+    target("very-large resends, window 2, 115200", vl.get("tx_retransmits", 1e9), 0, True)
     target("small echoes/s, window full, 115200",
-           pick("uno-standard", 115200, 2, "small").get("echoes_per_s", 0), 250, False)
+           pick("uno-standard", 115200, 2, "small").get("echoes_per_s", 0), 300, False)
     target("large echoes/s, window full, 115200",
-           pick("uno-standard", 115200, 2, "large").get("echoes_per_s", 0), 140, False)
-    target("small echoes/s, window full, 1 Mbaud",
-           pick("uno-standard-1m", 1000000, 2, "small").get("echoes_per_s", 0), 1000, False)
+           pick("uno-standard", 115200, 2, "large").get("echoes_per_s", 0), 145, False)
+    sm = pick("uno-standard-1m", 1000000, 2, "small")
+    target("small echoes/s, window 2, 1 Mbaud", sm.get("echoes_per_s", 0), 2500, False)
+    target("busy cycles per small echo, window 2, 1 Mbaud", sm.get("busy_cycles_per_echo", 1e9),
+           6400, True)
+    target("very-large echoes/s, window 2, 1 Mbaud",
+           pick("uno-standard-1m", 1000000, 2, "very-large").get("echoes_per_s", 0), 300, False)
 
     print("\n%-70s %9s %8s %s" % ("target (Uno, standard + pub-sub)", "measured", "target",
                                     "met"))
@@ -157,10 +214,12 @@ def main():
     print_runs(runs)
     sz = sizes()
     print_sizes(sz, runs)
+    splits = split_all()
+    print_split(splits)
     targets = check_targets(runs, sz)
     path = os.path.join(FW, "bench.json")
     with open(path, "w") as f:
-        json.dump({"runs": runs, "sizes": sz, "targets": targets}, f, indent=1)
+        json.dump({"runs": runs, "sizes": sz, "layers": splits, "targets": targets}, f, indent=1)
     print("\nwritten: %s" % path)
     return 0 if all(r.get("ok") for r in runs) else 1
 

@@ -66,14 +66,19 @@ static uint32_t boot_nonce(void);
 static struct phyllo_node node;
 volatile uint8_t phyllo_fw_wake;
 
-/* Hand every byte in the ring to the node, one unit at a time, each
- * released before it is answered. */
+/* Hand the bytes in the ring to the node, one unit at a time, each
+ * released before it is answered. Bytes are not chased one by one as they
+ * trickle in (at 1 Mbaud a call per byte cost more than the frame's
+ * parsing): without a unit, one more look is taken only for the part of
+ * the ring past its wrap; the rest waits for the next wake (the frame's
+ * delimiter, or half a ring). */
 static void main_loop_feed(uint32_t now)
 {
 	const uint8_t *p;
 	FW_RX_COUNT n;
+	uint8_t looks = 2;
 
-	while ((p = FW_RX_PEEK(&n)), n) {
+	while (looks && ((p = FW_RX_PEEK(&n)), n)) {
 		struct phyllo_unit u = { .data = NULL };
 		bool got;
 		uint16_t used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
@@ -81,7 +86,48 @@ static void main_loop_feed(uint32_t now)
 		FW_RX_CONSUME((FW_RX_COUNT)used);
 		if (got)
 			phyllo_node_handle(&node, &u, now);
+		else
+			looks--;
 	}
+}
+
+/*
+ * While a reply is being written (the UART waits for room, wake.h), take
+ * in what arrived: every byte up to the delimiter that would complete a
+ * frame goes into the stack's decoder, so a frame as long as the largest
+ * reply fits although the receive ring is shorter. The completing
+ * delimiter is left in the ring for main_loop_feed(), which climbs the
+ * layers once the write is done: nothing above the decoder runs inside a
+ * write. Only the standard preset: its replies are copies in the send
+ * window, so the decoder's buffer (the last unit received) is free during
+ * a write; the other presets send a unit's reply from that buffer.
+ */
+void phyllo_fw_rx_during_tx(void)
+{
+#if PHYLLO_FW_PRESET == 2
+	const uint8_t *p;
+	FW_RX_COUNT n;
+
+	while ((p = FW_RX_PEEK(&n)), n) {
+		const uint8_t *z = memchr(p, PHYLLO_DELIMITER, n);
+		FW_RX_COUNT k = z ? (FW_RX_COUNT)(z - p) : n;
+		struct phyllo_unit u;
+		bool got;
+
+		if (!k) {
+			if (node.stack.rx.wire) {	/* it ends a frame */
+				FW_IRQ_OFF();
+				phyllo_fw_wake |= PHYLLO_FW_WAKE_RX;
+				FW_IRQ_ON();
+				return;
+			}
+			k = 1;	/* a leading delimiter: an empty chunk */
+		}
+		/* No frame completes in these bytes, so no time is used. */
+		phyllo_stack_receive(&node.stack, p, k, 0, &u, &got);
+		FW_RX_CONSUME(k);
+	}
+#endif
 }
 
 /* Set the node up and serve it, forever. Interrupts must be on. */

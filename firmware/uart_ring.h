@@ -105,13 +105,22 @@ static void tx_kick(uint8_t head)
 
 /* Sleep until the handler has freed want slots: refilling in batches
  * keeps the per-call overhead off each byte. Test and sleep are one step
- * (FW_SLEEP), so the wake-up cannot fall between them. */
+ * (FW_SLEEP), so the wake-up cannot fall between them. A receive wake
+ * (a delimiter, or half a ring) is served meanwhile by the main loop's
+ * phyllo_fw_rx_during_tx(): the bit is taken here, and given back by it
+ * if it leaves a frame for the main loop. */
 static void tx_wait(uint8_t head, uint8_t want)
 {
 	for (;;) {
 		FW_IRQ_OFF();
 		if (((uint8_t)(tx_tail - head - 1) & TX_MASK) >= want)
 			break;
+		if (phyllo_fw_wake & PHYLLO_FW_WAKE_RX) {
+			phyllo_fw_wake &= (uint8_t)~PHYLLO_FW_WAKE_RX;
+			FW_IRQ_ON();
+			phyllo_fw_rx_during_tx();
+			continue;
+		}
 		FW_SLEEP();
 	}
 	FW_IRQ_ON();

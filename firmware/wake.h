@@ -17,4 +17,12 @@
 
 extern volatile uint8_t phyllo_fw_wake;
 
+/*
+ * Called by the AVR UART's write (uart_ring.h) while it waits for room in
+ * the transmit ring and a receive wake is pending: the main loop's node
+ * takes in what has arrived meanwhile (main_loop.h), so a long reply never
+ * lets the receive ring overrun. Interrupts are on when it is called.
+ */
+void phyllo_fw_rx_during_tx(void);
+
 #endif /* PHYLLO_FW_WAKE_H */

@@ -23,7 +23,8 @@
 
 struct mega0_usart phyllo_mega0_fake;
 volatile uint8_t phyllo_fw_wake;
-static int irq_depth, sleeps;
+static int irq_depth, sleeps, rx_during_tx;
+static uint8_t rx_during_tx_seen[8];	/* the ring as the hook found it */
 static uint8_t wire[1024];      /* what the transmitter put on the line */
 static unsigned int wire_n;
 
@@ -64,11 +65,27 @@ static void hw_rx(uint8_t byte, uint8_t flags)
 	phyllo_mega0_usart_rxc();
 }
 
+/* The main loop's hook (main_loop.h): here it takes what is in the ring,
+ * as the node's decoder would, with interrupts on. */
+void phyllo_fw_rx_during_tx(void)
+{
+	const uint8_t *p;
+	uint8_t n;
+
+	PTEST_EXPECT_EQ(irq_depth, 0);
+	rx_during_tx++;
+	p = phyllo_fw_uart_rx_peek(&n);
+	if (n > sizeof(rx_during_tx_seen))
+		n = sizeof(rx_during_tx_seen);
+	memcpy(rx_during_tx_seen, p, n);
+	phyllo_fw_uart_rx_consume(n);
+}
+
 static void setup(void)
 {
 	memset(&phyllo_mega0_fake, 0, sizeof(phyllo_mega0_fake));
 	phyllo_fw_wake = 0;
-	irq_depth = sleeps = 0;
+	irq_depth = sleeps = rx_during_tx = 0;
 	wire_n = 0;
 	phyllo_fw_uart_init();
 }
@@ -203,6 +220,37 @@ static void tx_long_write_sleeps_until_room_and_keeps_order(void)
 	PTEST_EXPECT_MEM(wire, msg, sizeof(msg));
 }
 
+/* A delimiter that arrives while a long write waits for room is served
+ * during the write (the hook, once, wake bit taken), not after it. */
+static void tx_long_write_serves_receive_wake_meanwhile(void)
+{
+	static const uint8_t in[] = { 0x00, 0x02, 0x33, 0x00 };
+	uint8_t msg[200], n;
+	unsigned int i;
+
+	setup();
+	memset(msg, 0x55, sizeof(msg));
+	for (i = 0; i < sizeof(in); i++)
+		hw_rx(in[i], 0);
+	PTEST_EXPECT_EQ(phyllo_fw_wake, PHYLLO_FW_WAKE_RX);
+	phyllo_fw_uart_write(NULL, msg, sizeof(msg));
+	PTEST_EXPECT_EQ(rx_during_tx, 1);
+	PTEST_EXPECT_MEM(rx_during_tx_seen, in, sizeof(in));
+	PTEST_EXPECT_EQ(phyllo_fw_wake, 0);
+	phyllo_fw_uart_rx_peek(&n);
+	PTEST_EXPECT_EQ(n, 0);
+	while (phyllo_mega0_fake.ctrla & MEGA0_CTRLA_DREIE)
+		hw_tx_one();
+	PTEST_EXPECT_EQ(wire_n, sizeof(msg));
+	PTEST_EXPECT_MEM(wire, msg, sizeof(msg));
+	/* a write that never waits leaves the wake to the main loop */
+	setup();
+	hw_rx(0x00, 0);
+	phyllo_fw_uart_write(NULL, msg, 3);
+	PTEST_EXPECT_EQ(rx_during_tx, 0);
+	PTEST_EXPECT_EQ(phyllo_fw_wake, PHYLLO_FW_WAKE_RX);
+}
+
 static const struct ptest_case cases[] = {
 	PTEST_CASE(init_sets_8n1_baud_and_enables),
 	PTEST_CASE(rx_bytes_peek_in_order_and_wake_on_delimiter),
@@ -212,6 +260,7 @@ static const struct ptest_case cases[] = {
 	PTEST_CASE(rx_hardware_errors_are_counted),
 	PTEST_CASE(tx_short_write_enables_dre_until_drained),
 	PTEST_CASE(tx_long_write_sleeps_until_room_and_keeps_order),
+	PTEST_CASE(tx_long_write_serves_receive_wake_meanwhile),
 };
 PTEST_SUITE(mega0_suite, "mega0_usart", cases);
 
