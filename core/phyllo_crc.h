@@ -19,8 +19,11 @@
 #include "phyllo_types.h"
 #include "phyllo_wire.h"
 
-/* Table-driven update (512 bytes of table, in flash on the AVR). */
+/* Table-driven update (512 bytes of table, in flash on the AVR): the AVR
+ * fast path where PHYLLO_FAST_AVR is set, else the portable one. */
 uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n);
+/* The portable C table-driven update: the fast path's reference. */
+uint32_t phyllo_crc_update_portable(uint32_t crc, const uint8_t *p, uint16_t n);
 /* Bit-at-a-time reference; slow, table-free, used to check the fast one. */
 uint32_t phyllo_crc_update_bitwise(uint32_t crc, const uint8_t *p, uint16_t n);
 /* Whole-buffer convenience: init, update, xor-out. */

@@ -51,6 +51,17 @@
 #endif
 
 /*
+ * PHYLLO_FAST_AVR: the AVR's hand-written fast paths (the CRC-32 loop)
+ * replace the portable C, which stays as their reference in the tests.
+ * -DPHYLLO_PORTABLE_ONLY builds the portable code alone.
+ */
+#if defined(__AVR__) && !defined(PHYLLO_PORTABLE_ONLY)
+#define PHYLLO_FAST_AVR 1
+#else
+#define PHYLLO_FAST_AVR 0
+#endif
+
+/*
  * Core functions return int: >= 0 is a count or a value, < 0 one of these.
  * Each glue maps them to its own error reporting in exactly one place.
  */
