@@ -26,6 +26,7 @@ all: $(HOST)/phyllo
 -include tests/soak/soak.mk
 -include tests/bridge/bridge.mk
 -include tests/packages/packages.mk
+-include tests/capture/capture.mk
 
 # `make` builds libphyllo too: the Python package finds it in build/host/.
 all: libphyllo
@@ -40,7 +41,7 @@ deps-core:
 # install-system: userspace/userspace.mk) and the man pages; DESTDIR for
 # staging, PREFIX as usual.
 PREFIX ?= /usr/local
-install: $(HOST)/phyllo install-lib install-system
+install: $(HOST)/phyllo install-lib install-system install-capture
 	install -D -m 755 $(HOST)/phyllo $(DESTDIR)$(PREFIX)/bin/phyllo
 	install -D -m 644 docs/phyllo.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1
 	install -D -m 644 docs/phyllo.4 $(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4
@@ -48,7 +49,7 @@ install: $(HOST)/phyllo install-lib install-system
 
 # What `make install` put there, with the same PREFIX and DESTDIR
 # (tests/packages/test-uninstall.sh checks that nothing is left).
-uninstall: uninstall-lib uninstall-system
+uninstall: uninstall-lib uninstall-system uninstall-capture
 	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4 $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
 
