@@ -34,9 +34,11 @@ struct attach_opts {
 	bool foreground;
 };
 
+#define ATTACH_USAGE_LINE "usage: phyllo attach TTY [-b N] [-p P] [-w N] [--ldisc N] [-f]\n"
+
 static void attach_usage(FILE *f)
 {
-	fputs("usage: phyllo attach TTY [options]\n"
+	fputs(ATTACH_USAGE_LINE
 	      "Attach the phyllo line discipline to a serial port; prints /dev/phylloN.\n"
 	      "  -b, --baud N        line speed (default 115200)\n"
 	      "  -p, --preset P      minimal | reduced | standard (default: the module's)\n"
@@ -87,14 +89,15 @@ static void attach_parse(struct attach_opts *o, int argc, char **argv)
 		case 'l': o->ldisc = util_parse_num("--ldisc", optarg, 1, 255); break;
 		case 'f': o->foreground = true; break;
 		case 'h': attach_usage(stdout); exit(0);
-		default: attach_usage(stderr); exit(2);
+		default: util_usage_hint("phyllo attach", ATTACH_USAGE_LINE);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "phyllo attach: name one serial port, e.g. /dev/ttyACM0\n");
-		attach_usage(stderr);
-		exit(2);
-	}
+	if (optind == argc)
+		util_usage_error("phyllo attach", ATTACH_USAGE_LINE, "name one serial port, "
+				 "e.g. /dev/ttyACM0");
+	if (optind < argc - 1)
+		util_usage_error("phyllo attach", ATTACH_USAGE_LINE, "name one serial port; "
+				 "'%s' is one too many", argv[optind + 1]);
 	o->tty = argv[optind];
 }
 
@@ -311,10 +314,13 @@ int detach_main(int argc, char **argv)
 		fputs(usage, stdout);
 		return 0;
 	}
-	if (argc != 2 || argv[1][0] == '-') {
-		fputs(usage, stderr);
-		return 2;
-	}
+	if (argc == 1)
+		util_usage_error("phyllo detach", usage, "name the TTY or /dev/phylloN to detach");
+	if (argv[1][0] == '-')
+		util_usage_error("phyllo detach", usage, "%s is not an option of detach", argv[1]);
+	if (argc > 2)
+		util_usage_error("phyllo detach", usage, "name one link; '%s' is one too many",
+				 argv[2]);
 	is_dev = !strncmp(argv[1], "/dev/phyllo", 11) || !strncmp(argv[1], "phyllo", 6);
 	if (is_dev && access("/sys/module/phyllo", F_OK)) {
 		fprintf(stderr, "phyllo detach: the phyllo module is not loaded: no link to "

@@ -139,6 +139,7 @@ void client_json(FILE *f, struct client *c)
 	struct client_result r;
 
 	client_result(c, &r);
+	fprintf(f, ",\"window\":%llu", (unsigned long long)c->window);
 	fprintf(f, ",\"payload\":\"%s\",\"payload_bytes\":%u,\"sent\":%llu,\"received\":%llu,"
 		"\"mismatches\":%llu,\"lost\":%llu,\"duplicates\":%llu,\"reordered\":%llu,"
 		"\"reset_lost\":%llu,\"late\":%llu,\"pending\":%llu,\"unsent\":%llu,"
@@ -164,6 +165,14 @@ void client_progress(FILE *f, const struct client *c)
 	for (i = 0; i < width; i++)
 		fputc(i < done ? '#' : ' ', f);
 	fprintf(f, "] %llu/%llu", (unsigned long long)c->received, (unsigned long long)c->count);
+	if (c->received) {
+		double s = (double)(util_now_us() - c->t_start) / 1e6;
+		double rate = s > 0 ? (double)c->received / s : 0;
+
+		if (rate > 0)
+			fprintf(f, ", %.1f/s, ETA %.0f s ", rate,
+				(double)(c->count - c->received) / rate);
+	}
 	if (c->resets)
 		fprintf(f, ", %llu session resets", (unsigned long long)c->resets);
 	fflush(f);

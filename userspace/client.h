@@ -62,7 +62,8 @@ struct client_result {
 void client_result(struct client *c, struct client_result *r);
 /* The client's fields of the JSON summary, each preceded by a comma. */
 void client_json(FILE *f, struct client *c);
-/* One progress line for a terminal: "\r[####    ] received/count". */
+/* One progress line for a terminal: "\r[####    ] received/count", the
+ * rate so far and the time left at that rate. */
 void client_progress(FILE *f, const struct client *c);
 
 #endif

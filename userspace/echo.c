@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
+#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,32 +19,54 @@
 #include "client.h"
 #include "cmds.h"
 #include "dev.h"
+#include "diag.h"
 #include "link.h"
 #include "util.h"
+#include "phyllo_stats.h"
 #include "phyllo_wire.h"
+
+/* tx_frames, tx_retransmits (phyllo_stats.h order) */
+#define ECHO_AT(f) (offsetof(struct phyllo_stats, f) / sizeof(uint32_t))
+#define ECHO_TX_FRAMES (offsetof(struct phyllo_stats, tx_frames) / sizeof(uint32_t))
+#define ECHO_TX_RETRANSMITS (offsetof(struct phyllo_stats, tx_retransmits) / sizeof(uint32_t))
+
+struct echo_adapt_state {
+	uint32_t frames0, resent0;	/* the counters when last looked at */
+	bool bar;			/* a progress line to end first */
+};
 
 struct echo_opts {
 	struct dev_spec link;
 	struct payload_spec payload;
-	unsigned long count, window, timeout_s;
+	unsigned long count, window, timeout_s;	/* window 0: automatic */
 	bool json, unreliable;
 };
 
-static void echo_usage(FILE *f)
+/* The signal that asked us to stop (Ctrl-C: report, then exit 128+N). */
+static volatile sig_atomic_t echo_stop;
+
+static void echo_on_signal(int sig)
 {
-	fputs("usage: phyllo echo [-d DEV | --tty TTY] [--payload P] [-n COUNT] [-w WINDOW]\n"
-	      "Send COUNT messages through the link, check every echo, report the rate.\n"
-	      "  -d, --device DEV    a phyllo link (default " DEV_DEFAULT ")\n"
-	      "      --tty TTY       a serial port: the protocol runs in phyllo itself\n"
-	      "  -b, --baud N        --tty: line speed (default: as the port is)\n"
-	      "      --preset P      --tty: minimal | reduced | standard (default)\n"
-	      "      --payload P     small | large | very-large | counter (default small)\n"
-	      "  -n, --count N       messages (default 1000)\n"
-	      "  -w, --window N      messages in flight (default 4; 1 = stop-and-wait)\n"
-	      "  -t, --timeout S     give up after S seconds (default 120)\n"
-	      "  -u, --unreliable    send without acknowledgement\n"
-	      "      --json          one JSON line even on a terminal\n", f);
+	echo_stop = sig;
 }
+
+static const char echo_usage_text[] =
+	"usage: phyllo echo [-d DEV | --tty TTY] [-b N] [--preset P] [--payload P] [-n COUNT]\n"
+	"                   [-w WINDOW] [-t SECONDS] [-u] [-j]\n"
+	"Send COUNT messages through the link, check every echo, report the rate.\n"
+	"  -d, --device DEV    a phyllo link (default " DEV_DEFAULT ")\n"
+	"      --tty TTY       a serial port: the protocol runs in phyllo itself\n"
+	"  -b, --baud N        --tty: line speed (default 115200, the firmware's)\n"
+	"      --preset P      --tty: minimal | reduced | standard (default)\n"
+	"      --payload P     small | large | very-large | counter (default small)\n"
+	"  -n, --count N       messages (default 1000)\n"
+	"  -w, --window N      messages in flight, 1..1000 (1 = stop-and-wait; default:\n"
+	"                      what the far end's handshake offers, else 4, and fewer\n"
+	"                      while the far end loses frames sent back to back)\n"
+	"  -t, --timeout S     give up after S seconds (default 120)\n"
+	"  -u, --unreliable    send without acknowledgement\n"
+	"  -j, --json          one JSON line even on a terminal\n"
+	"Ctrl-C stops it with the report of what came back so far.\n";
 
 enum { OPT_TTY = 256, OPT_PRESET, OPT_PAYLOAD };
 
@@ -69,10 +93,10 @@ static void echo_parse(struct echo_opts *o, int argc, char **argv)
 	o->link.preset = PHYLLO_LIB_STANDARD;
 	o->link.nonblock = true;
 	o->count = 1000;
-	o->window = 4;
 	o->timeout_s = 120;
 	payload_parse("small", &o->payload);
-	while ((c = getopt_long(argc, argv, "d:b:n:w:t:uh", longopts, NULL)) != -1) {
+	argv = util_args_numbers(&argc, argv, "d:b:n:w:t:ujh", longopts);
+	while ((c = getopt_long(argc, argv, "d:b:n:w:t:ujh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->link.dev = optarg; break;
 		case OPT_TTY: o->link.tty = optarg; break;
@@ -86,18 +110,20 @@ static void echo_parse(struct echo_opts *o, int argc, char **argv)
 			}
 			break;
 		case 'n': o->count = util_parse_num("--count", optarg, 1, 100000000); break;
-		case 'w': o->window = util_parse_num("--window", optarg, 1, 64); break;
+		case 'w': o->window = util_parse_num("--window", optarg, 1, 1000); break;
 		case 't': o->timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
 		case 'u': o->unreliable = true; break;
 		case 'j': o->json = true; break;
-		case 'h': echo_usage(stdout); exit(0);
-		default: echo_usage(stderr); exit(2);
+		case 'h': fputs(echo_usage_text, stdout); exit(0);
+		default: util_usage_hint("phyllo echo", echo_usage_text);
 		}
 	}
-	if (optind != argc) {
-		echo_usage(stderr);
-		exit(2);
-	}
+	if (optind != argc)
+		util_usage_error("phyllo echo", echo_usage_text, "'%s' is not an option or "
+				 "argument of echo", argv[optind]);
+	if (o->link.tty && strcmp(o->link.dev, DEV_DEFAULT))
+		util_usage_error("phyllo echo", echo_usage_text, "give either -d DEV or --tty "
+				 "TTY, not both");
 }
 
 /* Open the link and set it up for the chosen payload. */
@@ -186,11 +212,50 @@ static int echo_read(struct phyllo *h, struct client *c, const struct echo_opts 
 	}
 }
 
-static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts *o, bool bar)
+/* Frames out and resent so far, from the link's counters. */
+static void echo_resent(struct phyllo *h, uint32_t *frames, uint32_t *resent)
+{
+	uint32_t v[DIAG_STATS_MAX] = { 0 };
+
+	phyllo_stats(h, v, DIAG_STATS_MAX);
+	*frames = v[ECHO_TX_FRAMES];
+	*resent = v[ECHO_TX_RETRANSMITS];
+}
+
+/*
+ * The automatic window: a far end that loses frames sent back to back (a
+ * receive buffer smaller than the window's worth of them) makes a quarter
+ * or more of them go out again; then halve the messages in flight, and
+ * say so. Looked at every 16 frames.
+ */
+static void echo_adapt(struct phyllo *h, struct client *c, struct echo_adapt_state *a)
+{
+	uint32_t frames, resent, df, dr;
+
+	echo_resent(h, &frames, &resent);
+	df = frames - a->frames0;
+	dr = resent - a->resent0;
+	if (df < 16)
+		return;
+	if (dr * 4 > df && c->window > 1) {
+		fprintf(stderr, "%sphyllo echo: %u of %u frames resent with %llu in flight: the "
+			"far end loses frames sent back to back; going on with %llu (-w sets "
+			"it)\n", a->bar ? "\n" : "", dr, df, (unsigned long long)c->window,
+			(unsigned long long)(c->window / 2));
+		c->window /= 2;
+	}
+	a->frames0 = frames;
+	a->resent0 = resent;
+}
+
+static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts *o, bool bar,
+		     const struct diag *d)
 {
 	uint64_t deadline = util_now_us() + o->timeout_s * 1000000ull, next_bar = 0;
+	struct echo_adapt_state a = { .bar = bar };
 
-	while (!client_done(c)) {
+	echo_resent(h, &a.frames0, &a.resent0);
+	while (!client_done(c) && !echo_stop) {
 		struct pollfd pfd = { .fd = phyllo_fd(h), .events = POLLIN };
 
 		if (echo_write(h, c, o))
@@ -199,20 +264,29 @@ static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts 
 			return -1;
 		if (echo_read(h, c, o))
 			return -1;
+		if (!o->window && !o->unreliable)
+			echo_adapt(h, c, &a);
 		if (bar && util_now_us() >= next_bar) {
 			client_progress(stderr, c);
 			next_bar = util_now_us() + 100000;
 		}
 		if (util_now_us() > deadline) {
 			fprintf(stderr, "\nphyllo echo: timed out after %lu s with %llu of %llu "
-				"echoes back\n", o->timeout_s, (unsigned long long)c->received,
+				"echoes back", o->timeout_s, (unsigned long long)c->received,
 				(unsigned long long)c->count);
+			diag_explain(d, h, &o->link, DIAG_ECHO, "echo");
 			return -1;
 		}
 	}
 	if (bar) {
 		client_progress(stderr, c);
 		fputc('\n', stderr);
+	}
+	if (echo_stop) {
+		fprintf(stderr, "phyllo echo: stopped by %s with %llu of %llu echoes back\n",
+			strsignal(echo_stop), (unsigned long long)c->received,
+			(unsigned long long)c->count);
+		return -1;
 	}
 	return 0;
 }
@@ -242,16 +316,45 @@ static void echo_report(struct phyllo *h, struct client *c, const struct echo_op
 	       (unsigned long long)r.p50_us, (unsigned long long)r.p99_us,
 	       (unsigned long long)r.max_us, (unsigned long long)r.lost,
 	       (unsigned long long)(c->mismatches + c->dups + c->reordered));
-	/* tx_frames 16, tx_retransmits 18, rx_frames 1, rx_crc 6, rx_framing 4 */
 	printf("link: %u frames out (%u resent), %u in, %u CRC errors, %u framing errors\n",
-	       v[16], v[18], v[1], v[6], v[4]);
+	       v[ECHO_TX_FRAMES], v[ECHO_TX_RETRANSMITS], v[ECHO_AT(rx_frames)],
+	       v[ECHO_AT(rx_crc)], v[ECHO_AT(rx_framing)]);
+}
+
+/* A fixed window the far end cannot take: say so once, at the end. */
+static void echo_warn_resent(struct phyllo *h, const struct echo_opts *o)
+{
+	uint32_t frames, resent;
+
+	echo_resent(h, &frames, &resent);
+	if (o->window > 1 && frames >= 16 && resent * 8 > frames)
+		fprintf(stderr, "phyllo echo: warning: %u of %u frames were resent: the far "
+			"end loses frames at -w %lu (try -w 1, or leave -w out to let it "
+			"adapt)\n", resent, frames, o->window);
+}
+
+/* The messages in flight: -w, else what the far end's handshake offered
+ * (the session's window: tty), else 4. */
+static unsigned long echo_window(struct phyllo *h, const struct echo_opts *o)
+{
+	struct phyllo_status s;
+
+	if (o->window)
+		return o->window;
+	if (o->link.tty && o->link.preset == PHYLLO_LIB_STANDARD)
+		phyllo_wait_up(h, 5000);	/* a timeout shows in the run */
+	if (!phyllo_status(h, &s) && s.window)
+		return s.window;
+	return 4;
 }
 
 int echo_main(int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = echo_on_signal };
 	struct echo_opts o;
 	struct phyllo *h;
 	struct client c;
+	struct diag d;
 	bool human;
 	int ret;
 
@@ -259,14 +362,20 @@ int echo_main(int argc, char **argv)
 	h = echo_open(&o);
 	if (!h)
 		return 1;
-	if (client_init(&c, &o.payload, o.count, o.window)) {
+	diag_begin(&d, h);
+	if (client_init(&c, &o.payload, o.count, echo_window(h, &o))) {
 		fprintf(stderr, "phyllo echo: out of memory for %lu messages\n", o.count);
 		return 1;
 	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	human = !o.json && isatty(STDOUT_FILENO);
-	ret = echo_loop(h, &c, &o, human && isatty(STDERR_FILENO));
+	ret = echo_loop(h, &c, &o, human && isatty(STDERR_FILENO), &d);
 	echo_report(h, &c, &o, human);
+	echo_warn_resent(h, &o);
 	phyllo_close(h);
 	client_free(&c);
+	if (echo_stop)
+		return 128 + echo_stop;
 	return ret == 0 && client_ok(&c) ? 0 : 1;
 }

@@ -605,10 +605,13 @@ static void peer_summary(struct peer *p, FILE *f)
 	fputs("}\n", f);
 }
 
+#define PEER_USAGE_LINE "usage: phyllo peer (--echo | --client | --stream | --sink) [options]\n"
+
 static void usage(FILE *f)
 {
-	fputs("usage: phyllo peer (--echo | --client) [options]\n"
-	      "Run the Phyllo stack in userspace: an echo server or a benchmark client.\n"
+	fputs(PEER_USAGE_LINE
+	      "Run the Phyllo stack in userspace: an echo server, a benchmark client, a\n"
+	      "one-way stream or a sink.\n"
 	      "\n"
 	      "Link (default: stdin/stdout):\n"
 	      "  -d, --device TTY        a serial device or pty slave (raw mode)\n"
@@ -832,18 +835,16 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 		}
 		if (c == OPT_EXACT)
 			exact = true;
-		if (!parse_stack_opt(o, c, optarg) && !parse_role_opt(o, c, optarg)) {
-			usage(stderr);
-			exit(2);
-		}
+		if (!parse_stack_opt(o, c, optarg) && !parse_role_opt(o, c, optarg))
+			util_usage_hint("phyllo peer", PEER_USAGE_LINE);
 	}
 	o->payload.exact = exact;
-	if (optind < argc || o->role == ROLE_NONE) {
-		fprintf(stderr, "phyllo peer: choose exactly one of --echo, --client, --stream "
-			"and --sink\n");
-		usage(stderr);
-		exit(2);
-	}
+	if (optind < argc)
+		util_usage_error("phyllo peer", PEER_USAGE_LINE, "'%s' is not an option or "
+				 "argument of peer", argv[optind]);
+	if (o->role == ROLE_NONE)
+		util_usage_error("phyllo peer", PEER_USAGE_LINE, "choose one of --echo, "
+				 "--client, --stream and --sink");
 	if (!!o->link.device + !!o->link.pty_link + !!o->link.connect > 1) {
 		fprintf(stderr, "phyllo peer: use only one of --device, --pty and --connect\n");
 		exit(2);

@@ -70,7 +70,7 @@ struct phyllo;
 struct phyllo_options {
 	unsigned int transport;	/* PHYLLO_TRANSPORT_*; default AUTO */
 	unsigned int flags;	/* PHYLLO_OPEN_* */
-	unsigned long baud;	/* tty: line speed; 0 leaves it as it is */
+	unsigned long baud;	/* tty: line speed; 0: 115200, the firmware's */
 	int preset;		/* tty: PHYLLO_LIB_*; default standard */
 	unsigned int window;	/* tty: units in flight, 1..8; 0: 4 */
 	unsigned int queue;	/* units the library holds for the
@@ -109,7 +109,10 @@ struct phyllo_status {
 	uint32_t mtu;		/* largest payload: 252, 247 or 243 */
 	uint32_t tx_in_flight;	/* reliable units not yet acknowledged */
 	uint32_t queued;	/* units waiting for phyllo_recv() */
-	uint32_t reserved[8];
+	uint32_t window;	/* tty, standard: units in flight the session
+				 * allows, the smaller of ours and the one the
+				 * far end's handshake offered; 0: unknown */
+	uint32_t reserved[7];
 };
 
 PHYLLO_API const char *phyllo_version(void);

@@ -2,11 +2,14 @@
 /*
  * json.c - see json.h. Parsing is Debian's jansson (strict RFC 8259: no
  * NaN, no leading '+' or zeros, no trailing commas, integers and reals
- * kept apart, integers outside 64 bits refused); this file only walks the
- * tree it builds into MessagePack, and prints MessagePack back as JSON.
+ * kept apart, integers outside -2^63 .. 2^64 - 1 refused); this file only
+ * walks the tree it builds into MessagePack, and prints MessagePack back as
+ * JSON.
  */
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
@@ -21,6 +24,7 @@ static int jw_fail(char *err, size_t errlen, const char *what)
 
 static int jw_value(const json_t *v, struct phyllo_mp_writer *w, int depth, char *err,
 		    size_t errlen);
+static bool jw_u64_string(const json_t *v, struct phyllo_mp_writer *w);
 
 static int jw_container(const json_t *v, struct phyllo_mp_writer *w, int depth, char *err,
 			size_t errlen)
@@ -64,6 +68,8 @@ static int jw_value(const json_t *v, struct phyllo_mp_writer *w, int depth, char
 		phyllo_mp_write_f64_bits(w, bits);
 		break;
 	case JSON_STRING:
+		if (jw_u64_string(v, w))
+			break;
 		phyllo_mp_write_str(w, (const uint8_t *)json_string_value(v),
 				    (uint32_t)json_string_length(v));
 		break;
@@ -73,16 +79,87 @@ static int jw_value(const json_t *v, struct phyllo_mp_writer *w, int depth, char
 	return 0;
 }
 
+/*
+ * jansson's integers are signed 64-bit; MessagePack's go to 2^64 - 1. An
+ * integer token from 2^63 to 2^64 - 1 is therefore handed to jansson as a
+ * string JW_U64 "digits" and written back as an unsigned integer (only
+ * when such a token was there: jw_u64 says so). Returns the text to parse
+ * (text itself, or a copy to free), NULL when out of memory.
+ */
+#define JW_U64 "\\u0000phyllo-u64:"
+#define JW_U64_RAW "\0phyllo-u64:"
+static bool jw_u64;
+
+static bool jw_big_unsigned(const char *p, size_t n)
+{
+	/* 2^63 .. 2^64 - 1: 19 digits from 9223372036854775808, or 20 up to
+	 * 18446744073709551615 */
+	return (n == 19 && memcmp(p, "9223372036854775808", 19) >= 0) ||
+	       (n == 20 && memcmp(p, "18446744073709551615", 20) <= 0);
+}
+
+static char *jw_prepare(const char *text)
+{
+	size_t len = strlen(text), i, o = 0, n;
+	bool in_str = false;
+	char *out = malloc(len * 2 + 32 * (len / 19 + 1) + 1);
+
+	if (!out)
+		return NULL;
+	jw_u64 = false;
+	for (i = 0; i < len; i += n) {
+		n = 1;
+		if (in_str) {
+			if (text[i] == '\\' && text[i + 1])
+				n = 2;
+			else if (text[i] == '"')
+				in_str = false;
+		} else if (text[i] == '"') {
+			in_str = true;
+		} else if (text[i] >= '0' && text[i] <= '9' && (!i || !strchr("-.eE+0123456789",
+								       text[i - 1]))) {
+			n = strspn(text + i, "0123456789");
+			if (!(text[i + n] && strchr(".eE", text[i + n])) &&
+			    jw_big_unsigned(text + i, n)) {
+				o += (size_t)sprintf(out + o, "\"" JW_U64 "%.*s\"", (int)n, text + i);
+				jw_u64 = true;
+				continue;
+			}
+		}
+		memcpy(out + o, text + i, n);
+		o += n;
+	}
+	out[o] = 0;
+	return out;
+}
+
+/* A string jw_prepare() made of a big unsigned integer: write it. */
+static bool jw_u64_string(const json_t *v, struct phyllo_mp_writer *w)
+{
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v), k = sizeof(JW_U64_RAW) - 1;
+
+	if (!jw_u64 || n <= k || memcmp(s, JW_U64_RAW, k))
+		return false;
+	phyllo_mp_write_uint(w, strtoull(s + k, NULL, 10));
+	return true;
+}
+
 int phyllo_json_parse(const char *text, struct phyllo_mp_writer *w, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *root = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
-				  &je);
+	char *prepared = jw_prepare(text);
+	json_t *root;
 	int ret;
 
+	if (!prepared)
+		return jw_fail(err, errlen, "out of memory");
+	root = json_loads(prepared, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL,
+			  &je);
+	free(prepared);
 	if (!root) {
 		snprintf(err, errlen, "%s at offset %d%s", je.text, je.position,
-			 strstr(je.text, "too big integer") ? " (integers must fit in 64 bits)" : "");
+			 strstr(je.text, "too big integer") ? " (integers must be from -2^63 to 2^64 - 1)" : "");
 		return -1;
 	}
 	ret = jw_value(root, w, 0, err, errlen);

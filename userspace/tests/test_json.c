@@ -82,6 +82,9 @@ static void json_roundtrips_every_kind(void)
 		"\"\"", "\"a\\\"b\\\\c\"", "[]", "{}", "[1,[2,[3]]]",
 		"{\"on\":true,\"n\":[1,2]}", "0.125", "-2.5", "1.0", "0.1", "1e+100",
 		"\"\u20ac\"", "9223372036854775807", "-9223372036854775808",
+		/* unsigned 64-bit, past jansson's signed integers */
+		"9223372036854775808", "18446744073709551615", "[1,18446744073709551615,2]",
+		"{\"a\":18446744073709551615}", "\"18446744073709551615\"", "[2.5,-2,1e+100]",
 	};
 	unsigned int i;
 
@@ -123,7 +126,23 @@ static void json_refuses_bad_input_with_offsets(void)
 	PTEST_EXPECT(strstr(err, "longer than") != NULL);
 }
 
+/* 2^64 - 1 is MessagePack's uint 64, cf ff ff ff ff ff ff ff ff */
+static void json_takes_unsigned_64_bit(void)
+{
+	static const uint8_t max[] = { 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t big[] = { 0xcf, 0x80, 0, 0, 0, 0, 0, 0, 0 };
+	char err[128];
+
+	PTEST_EXPECT_EQ(to_mp("18446744073709551615", sizeof(buf), err), 9);
+	PTEST_EXPECT_MEM(buf, max, 9);
+	PTEST_EXPECT_EQ(to_mp("9223372036854775808", sizeof(buf), err), 9);
+	PTEST_EXPECT_MEM(buf, big, 9);
+	/* the same digits inside a string stay a string */
+	PTEST_EXPECT_EQ(to_mp("\"9223372036854775808\"", sizeof(buf), err), 20);
+}
+
 static const struct ptest_case json_cases[] = {
+	PTEST_CASE(json_takes_unsigned_64_bit),
 	PTEST_CASE(json_small_tuple_gives_benchmark_bytes),
 	PTEST_CASE(json_integer_at_end_is_an_integer),
 	PTEST_CASE(json_roundtrips_every_kind),
