@@ -11,6 +11,10 @@ and against the counters of a captured `phyllo peer` session.
                                   JSON that peer wrote: packets, receive
                                   errors by class, CRC, NAKs, ACKs,
                                   retransmissions
+  check.py kernel LUA PCAP BEFORE AFTER
+                                  trace events of /dev/phylloN (phyllo
+                                  capture --device) against the change of
+                                  its counters (phyllo stats --json)
   check.py fields LUA JSON...     every field the dissector declares was
                                   shown in at least one of the dissections
 
@@ -347,6 +351,38 @@ def session(lua, pcap, stats_file):
     return st
 
 
+def kernel(lua, pcap, before_file, after_file):
+    """Trace events of /dev/phylloN against its counters' change."""
+    def load(fn):
+        with open(fn) as f:
+            d = json.loads(f.read().strip())
+        return d.get("stats", d)
+    b, a = load(before_file), load(after_file)
+    delta = {k: a[k] - b[k] for k in a if k in b}
+    ev = packets_fields(dissect(lua, pcap))
+    ok(len(ev) > 0, "kernel: %d trace events captured" % len(ev))
+
+    def n(name, key=None, val=None):
+        return sum(1 for p in ev if first(p, "phyllo_event.name") == name and
+                   (key is None or first(p, key) == val))
+    checks = [("rx_frames", n("phyllo_rx_frame"), "phyllo_rx_frame events"),
+              ("tx_frames", n("phyllo_tx_frame"), "phyllo_tx_frame events"),
+              ("tx_naks", n("phyllo_tx_control", "phyllo_event.nak", "1"), "NAKs sent"),
+              ("tx_acks", n("phyllo_tx_control", "phyllo_event.nak", "0"), "pure ACKs sent"),
+              ("rx_naks", n("phyllo_rx_ack", "phyllo_event.nak", "1"), "NAKs received"),
+              ("tx_timeouts", n("phyllo_timeout"), "timeouts"),
+              ("tx_retransmits", sum(int(first(p, "phyllo_event.retransmitted") or 0)
+                                     for p in ev), "units resent")]
+    for e in ERRORS + ["seq", "dup"]:
+        checks.append(("rx_" + e, n("phyllo_rx_frame", "phyllo_event.verdict", e),
+                       "frames received with verdict " + e))
+    for counter, got, what in checks:
+        ok(got == delta[counter], "kernel: %d %s = the change of %s" % (got, what, counter),
+           "%s went from %d to %d" % (counter, b[counter], a[counter]))
+    for counter in ("rx_crc", "tx_naks", "tx_retransmits"):
+        ok(delta[counter] > 0, "kernel: the lossy run had %s (%d)" % (counter, delta[counter]))
+
+
 def fields(lua, jsons):
     with open(lua) as f:
         declared = set(re.findall(r'ProtoField\.\w+\("([^"]+)"', f.read()))
@@ -366,6 +402,8 @@ def main():
         vectors(sys.argv[2], sys.argv[3])
     elif cmd == "session":
         session(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif cmd == "kernel":
+        kernel(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
     elif cmd == "fields":
         fields(sys.argv[2], sys.argv[3:])
     sys.exit(1 if failed else 0)

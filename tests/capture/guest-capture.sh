@@ -1,0 +1,42 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+# Runs inside the qemu guest of test-capture-kernel.sh, phyllo.ko loaded:
+# a lossy echo peer on a pty (faults both ways), the discipline attached to
+# it, then `phyllo capture --device` around `phyllo echo` on /dev/phylloN.
+# The link's counters before and after, the capture and its stats go to
+# the console between markers (base64), for tshark on the host.
+set -u
+mkdir -p /run/lock
+phyllo peer --echo --pty /tmp/pty --drop 3 --corrupt 3 --seed 5 >/dev/null 2>&1 &
+i=0
+while [ ! -e /tmp/pty ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+dev=$(phyllo attach /tmp/pty 2>/tmp/err) || { echo "FAIL attach: $(cat /tmp/err)"; exit 1; }
+phyllo echo -d "$dev" -n 5 >/dev/null 2>&1	# the session is open
+sleep 0.5
+# The counters are read inside the capture, the link quiet, so that the
+# events between them are exactly what the capture holds.
+cat >/tmp/run.sh <<EOS
+phyllo stats -d $dev --json >/tmp/before.json
+phyllo echo -d $dev -n ${PHYLLO_COUNT:-300} --payload small >/tmp/echo.out || exit 1
+sleep 1
+phyllo stats -d $dev --json >/tmp/after.json
+EOS
+phyllo capture -w /tmp/k.pcapng --device "$dev" -- sh /tmp/run.sh 2>/tmp/err
+rc=$?
+echo "guest capture: echo status $rc, $(cat /tmp/err | tail -1)"
+# tracefs instances left behind?
+if ls /sys/kernel/tracing/instances/ | grep -q phyllo-capture; then
+	echo "FAIL a trace instance is left"
+	rc=1
+else
+	echo "ok   the trace instance is gone"
+fi
+for f in before.json after.json; do
+	echo "BEGIN $f"
+	cat /tmp/$f
+	echo "END $f"
+done
+echo "BEGIN k.pcapng"
+base64 /tmp/k.pcapng
+echo "END k.pcapng"
+[ $rc = 0 ]
