@@ -18,6 +18,18 @@
 #   unstable  the newest kernel: headers installed in the cached unstable
 #             chroot (unstable-chroot.sh), since they need unstable's
 #             compiler; the image unpacked beside it
+#   arm64-6.1, armmp-6.1, armmp-lpae-6.1, arm64-6.12, armmp-6.12,
+#   armmp-lpae-6.12
+#             Debian's ARM flavours (arm64; armhf armmp and armmp-lpae) of
+#             6.1 (bookworm) and 6.12 (bookworm-backports): the flavour's
+#             headers, the common headers and the image's /boot fetched
+#             through arm-apt.sh and unpacked into
+#             ~/.cache/phyllo/debian/NAME-<release>-<version>/root, with the
+#             amd64 linux-kbuild of the same version (the flavour headers
+#             carry no host binaries); built with the Debian cross compiler
+# and, for every NAME, the target's facts:
+#   kdebarch= its Debian architecture (amd64, arm64, armhf)
+#   kcross=   the CROSS_COMPILE prefix to build for it (empty on amd64)
 # Everything is keyed by package version; a cached kernel is not fetched
 # again. Packages come through debian-apt.sh (private apt configuration).
 set -e
@@ -42,7 +54,48 @@ unpack() {
 	mv "$d.tmp" "$d"
 }
 
+# The facts every name shares; the ARM case overrides them.
+kdebarch=amd64 kcross=
 case $name in
+arm64-6.1 | armmp-6.1 | armmp-lpae-6.1 | arm64-6.12 | armmp-6.12 | armmp-lpae-6.12)
+	flavour=${name%-*} series=${name##*-}
+	case $flavour in
+	arm64) kdebarch=arm64 kcross=aarch64-linux-gnu- ;;
+	*) kdebarch=armhf kcross=arm-linux-gnueabihf- ;;
+	esac
+	suite=bookworm
+	[ "$series" = 6.12 ] && suite=bookworm-backports
+	apt() { "$here/arm-apt.sh" "$suite" "$@"; }
+	# depends PKG: the names PKG depends on, architecture qualifiers dropped
+	depends() { apt apt-cache depends "$1" | sed -n 's/^ *Depends: <\{0,1\}\([^ <>:]*\).*/\1/p'; }
+	hdr=$(depends "linux-headers-$flavour:$kdebarch" | grep "^linux-headers-$series" | head -1)
+	[ -n "$hdr" ] || { echo "kernel-get: no $series $flavour headers in $suite" >&2; exit 1; }
+	kver=${hdr#linux-headers-}
+	pkgver=$(apt apt-cache show "$hdr:$kdebarch" | sed -n 's/^Version: //p' | sort -V | tail -1)
+	d=$cache/debian/$name-$kver-$pkgver
+	# Run by unpack in its download folder: the headers as .debs, and only
+	# /boot of the image (its modules are not needed), straight into root.
+	fetch_arm() {
+		apt apt-get download -q "$hdr:$kdebarch=$pkgver" "$common=$pkgver" \
+			"$kbuild:amd64=$pkgver" "linux-image-$kver:$kdebarch=$pkgver" >&2
+		dpkg-deb --fsys-tarfile linux-image-*.deb | tar -x -C ../root ./boot
+		rm linux-image-*.deb
+	}
+	if [ ! -f "$d/.phyllo-unpacked" ]; then
+		common=$(depends "$hdr:$kdebarch" | grep '^linux-headers-.*-common')
+		kbuild=$(depends "$hdr:$kdebarch" | grep '^linux-kbuild-')
+		echo "kernel-get: fetching Linux $kver ($kdebarch) from $suite" >&2
+		unpack "$d" fetch_arm
+	fi
+	sed -i "s|^include /usr/src/|include $d/root/usr/src/|" \
+		"$d/root/usr/src/linux-headers-$kver/Makefile"
+	echo "kver=$kver"
+	echo "kdir=$d/root/usr/src/linux-headers-$kver"
+	echo "vmlinuz=$d/root/boot/vmlinuz-$kver"
+	echo "source="
+	echo "chroot="
+	echo "pkgver=$pkgver"
+	;;
 6.1)
 	# The installed metapackage's dependency, not the archive's newest.
 	kver=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
@@ -103,7 +156,10 @@ unstable)
 	echo "pkgver=$(chroot "$root" dpkg-query -W -f='${Version}' "linux-headers-$kver")"
 	;;
 *)
-	echo "kernel-get: unknown kernel '$name' (6.1, 6.12, unstable)" >&2
+	echo "kernel-get: unknown kernel '$name' (6.1, 6.12, unstable, arm64-6.1, armmp-6.1," \
+		"armmp-lpae-6.1, arm64-6.12, armmp-6.12, armmp-lpae-6.12)" >&2
 	exit 2
 	;;
 esac
+echo "kdebarch=$kdebarch"
+echo "kcross=$kcross"

@@ -1,28 +1,65 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # make module: phyllo.ko against each kernel of the matrix with W=1 and no
-# warning allowed; the uapi header standalone with -Wall -Werror; the
-# newest kernel tree's checkpatch on every glue file.
+# warning allowed, and no 64-bit division helper left for the kernel to
+# resolve (the core has no 64-bit division; on 32-bit ARM gcc turns one
+# into __aeabi_uldivmod, which armmp exports, so modpost alone would not
+# notice: `nm -u` of the .ko is checked, and modpost's output too); the
+# uapi header standalone with -Wall -Werror; the newest kernel tree's
+# checkpatch on every glue file.
 # Usage: tests/kernel/module.sh BUILDDIR [KERNEL...]
 # KERNEL is a name kernel-get.sh knows: 6.1 (Debian 12), 6.12
 # (bookworm-backports), unstable (the newest, built in the unstable
-# chroot); default all three. Each .ko lands in BUILDDIR/kmod/<release>/.
+# chroot), and Debian's ARM flavours arm64-6.1, armmp-6.1,
+# armmp-lpae-6.1, arm64-6.12, armmp-6.12, armmp-lpae-6.12 (cross-built
+# with gcc-aarch64-linux-gnu, gcc-arm-linux-gnueabihf); default all.
+# Each .ko lands in BUILDDIR/kmod/<release>/; each build's time is printed.
 set -e
 build=$1
 shift
-[ $# -gt 0 ] || set -- 6.1 6.12 unstable
+[ $# -gt 0 ] || set -- 6.1 6.12 unstable arm64-6.1 arm64-6.12 armmp-6.1 armmp-6.12 \
+	armmp-lpae-6.1 armmp-lpae-6.12
+divhelpers='__aeabi_uldivmod|__aeabi_ldivmod|__udivdi3|__divdi3|__umoddi3|__moddi3'
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
+# divhelpers_check CROSS OBJ LOG: fail if OBJ needs (CROSS's nm -u), or
+# LOG (modpost's output) names, a 64-bit division helper.
+divhelpers_check() {
+	found=$("${1}nm" -u "$2" | grep -wE "$divhelpers" || true)
+	[ -z "$3" ] || found="$found$(grep -wE "$divhelpers" "$3" || true)"
+	[ -z "$found" ] && return 0
+	echo "module: $2 needs a 64-bit division helper: $found" >&2
+	return 1
+}
+# The check itself, once for 32-bit ARM: an object that divides a u64 must
+# be caught.
 for name in "$@"; do
+	case $name in armmp*)
+		printf 'unsigned long long f(unsigned long long a, unsigned long long b) { return a / b; }\n' \
+			>"$build/divhelper.c"
+		arm-linux-gnueabihf-gcc -O2 -c "$build/divhelper.c" -o "$build/divhelper.o"
+		if divhelpers_check arm-linux-gnueabihf- "$build/divhelper.o" "" 2>/dev/null; then
+			echo "module: the division-helper check missed __aeabi_uldivmod" >&2
+			exit 1
+		fi
+		break ;;
+	esac
+done
+
+for name in "$@"; do
+	t0=$(date +%s)
 	eval "$("$here/kernel-get.sh" "$name")"
+	t1=$(date +%s)
 	out=$build/kmod/$kver
 	log=$build/kmod-$kver.log
 	if [ -n "$chroot" ]; then
 		"$here/unstable-chroot.sh" run "$repo" "$out" \
 			sh /phyllo/tests/kernel/kmod.sh /out "$kdir" >"$log" 2>&1
+	elif [ -n "$kcross" ]; then
+		"$here/kmod.sh" "$out" "$kdir" CROSS_COMPILE="$kcross" >"$log" 2>&1
 	else
 		"$here/kmod.sh" "$out" "$kdir" >"$log" 2>&1
 	fi || {
@@ -38,7 +75,9 @@ for name in "$@"; do
 		echo "module: $out/phyllo.ko is not built for $kver" >&2
 		exit 1
 	}
-	echo "module: $name: phyllo.ko for $kver, W=1 clean"
+	divhelpers_check "$kcross" "$out/phyllo.ko" "$log"
+	echo "module: $name: phyllo.ko for $kver ($kdebarch), W=1 clean, no 64-bit division helper" \
+		"(fetch $((t1 - t0)) s, build $(($(date +%s) - t1)) s)"
 done
 
 # The uapi header on its own, as userspace sees it.
