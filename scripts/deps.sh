@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
 # Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm
-#        kernels dkms python cortexm cortexm-flash megaavr capture arm)
+#        kernels dkms python cortexm cortexm-flash megaavr capture arm deb packages)
 set -e
 pkgs="" preseed=""
 for group in "$@"; do
@@ -18,6 +18,8 @@ for group in "$@"; do
 	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
 	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;
 	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;
+	deb)     pkgs="$pkgs debhelper dh-dkms dpkg-dev dh-python python3-all python3-setuptools pybuild-plugin-pyproject libjansson-dev pkg-config gcc make libc6-dev" ;;
+	packages) pkgs="$pkgs lintian debootstrap util-linux" ;;
 	arm)     pkgs="$pkgs gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf qemu-system-arm dpkg apt" ;;
 	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;
 	megaavr) pkgs="$pkgs debootstrap util-linux gcc libc6-dev" ;;

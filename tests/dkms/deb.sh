@@ -1,20 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# deb.sh BUILDDIR - build the phyllo-dkms package with the standard tools
-# (dpkg-buildpackage -b, debhelper, dh-dkms) from a copy of the files it
-# ships, so nothing is written into the checkout; prints the .deb's path.
-# The copy is BUILDDIR/dkms/phyllo-<version>/; the .deb lands beside it.
+# deb.sh BUILDDIR - build every binary package of debian/ (phyllo-dkms,
+# phyllo, libphyllo0, libphyllo-dev, python3-phyllolink) with the standard
+# tools (dpkg-buildpackage -b, debhelper, dh-dkms, pybuild) from a copy of
+# the files they are made of, so nothing is written into the checkout.
+# The copy is BUILDDIR/deb/phyllo-<version>/; the .debs land beside it
+# (BUILDDIR/deb/*.deb), the log in BUILDDIR/deb/build.log. Prints the
+# phyllo-dkms .deb's path (what test-dkms and dkms-short install).
 set -e
 build=$1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+"$repo/scripts/deps.sh" deb
 ver=$(cd "$repo" && dpkg-parsechangelog -SVersion)
-out=$build/dkms
+out=$build/deb
 src=$out/phyllo-$ver
-rm -rf "$src" "$out"/phyllo-dkms_*.deb "$out"/phyllo_*.buildinfo "$out"/phyllo_*.changes
+rm -rf "$src" "$out"/*.deb "$out"/phyllo_*.buildinfo "$out"/phyllo_*.changes
 mkdir -p "$src"
-(cd "$repo" && tar -cf - Kbuild dkms.conf kernel core uapi debian LICENSES) | tar -xf - -C "$src"
-(cd "$src" && dpkg-buildpackage -b -us -uc) >"$out/build.log" 2>&1 || {
-	cat "$out/build.log" >&2
+# the whole tree but build/ and .git (the Makefile's fragments are many)
+(cd "$repo" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$src"
+# Debian's own tools only (pybuild must find /usr/bin/python3, not a
+# python3 earlier in PATH).
+(cd "$src" && PATH=/usr/sbin:/usr/bin:/sbin:/bin dpkg-buildpackage -b -us -uc) \
+	>"$out/build.log" 2>&1 || {
+	tail -60 "$out/build.log" >&2
 	exit 1
 }
 ls "$out"/phyllo-dkms_"$ver"_all.deb

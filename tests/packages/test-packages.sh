@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# test-packages.sh BUILDDIR - the Debian packages as a Debian 12 user gets
+# them (make test-packages, in make check):
+#  1. every binary package of debian/ built with dpkg-buildpackage
+#     (tests/dkms/deb.sh, into BUILDDIR/deb/);
+#  2. lintian on them: no error (the warning count is printed);
+#  3. a fresh copy (overlayfs, thrown away after) of a cached minimal
+#     Debian 12 chroot (scripts/debian-chroot.sh bookworm-pkgs: minbase,
+#     gcc, libc6-dev, pkg-config), where in-chroot.sh installs the tool,
+#     libphyllo0, libphyllo-dev and python3-phyllolink with apt from the
+#     .debs and runs the README's C and Python examples, taken from
+#     README.md as written (the tty's path put in), against the installed
+#     `phyllo peer --echo` on a pty, then purges them. phyllo-dkms is left
+#     to make test-dkms, which installs it in a guest with a kernel.
+# apt's downloads are kept in ~/.cache/phyllo/bookworm-pkgs/archives.
+set -u
+build=$1
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+mkdir -p "$build"
+build=$(cd "$build" && pwd)
+. "$repo/tests/userspace/checks.sh"
+
+# 1. the packages
+if "$repo/tests/dkms/deb.sh" "$build" >"$dir/out" 2>"$dir/err"; then
+	ok "dpkg-buildpackage -b: $(cd "$build/deb" && ls ./*.deb | grep -vc dbgsym) packages, $(cd "$build/deb" && ls ./*.deb | grep -v dbgsym | sed 's|^./||' | tr '\n' ' ')"
+else
+	bad "building the packages (tests/dkms/deb.sh)"
+	checks_done
+	exit 1
+fi
+rm -f "$dir/err" "$dir/out"
+
+# 2. lintian
+ver=$(cd "$repo" && dpkg-parsechangelog -SVersion)
+changes=$build/deb/phyllo_${ver}_$(dpkg --print-architecture).changes
+lintian --tag-display-limit 0 "$changes" >"$dir/lintian" 2>&1
+e=$(grep -c '^E: ' "$dir/lintian")
+w=$(grep -c '^W: ' "$dir/lintian")
+cp "$dir/lintian" "$build/deb/lintian.txt"
+[ "$e" -eq 0 ] && ok "lintian: $e errors, $w warnings ($build/deb/lintian.txt)" || {
+	grep '^[EW]: ' "$dir/lintian" | head -20
+	bad "lintian: $e errors, $w warnings"
+}
+
+# 3. the examples from README.md, for in-chroot.sh
+w=$dir/walk
+mkdir -p "$w"
+sed -n '/^## libphyllo/,/^## /p' "$repo/README.md" | sed -n '/^```c$/,/^```$/p' | sed '1d;$d' \
+	>"$w/ping.c"
+sed -n '/^## Python$/,/^## /p' "$repo/README.md" |
+	awk '/^```python$/ { n++; next } /^```$/ && n == 1 { exit } n == 1' |
+	sed 's|"/dev/ttyACM0"|"/root/walk/pty"|' >"$w/example.py"
+[ -s "$w/ping.c" ] || bad "no C example under '## libphyllo' in README.md"
+grep -q '"/root/walk/pty"' "$w/example.py" ||
+	bad "no Python example opening \"/dev/ttyACM0\" under '## Python' in README.md"
+cp "$build"/deb/*.deb "$here/in-chroot.sh" "$w/"
+rm -f "$w"/*-dbgsym_*.deb "$w"/phyllo-dkms_*.deb
+
+root=$("$repo/scripts/debian-chroot.sh" bookworm-pkgs bookworm gcc libc6-dev pkg-config) || {
+	bad "the Debian 12 chroot (scripts/debian-chroot.sh bookworm-pkgs)"
+	checks_done
+	exit 1
+}
+cache=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/bookworm-pkgs/archives
+mkdir -p "$cache/partial" "$dir/upper" "$dir/work" "$dir/root"
+unshare -m --propagation private sh -c '
+	r=$1 d=$2 cache=$3
+	mount -t overlay overlay -o "lowerdir=$r,upperdir=$d/upper,workdir=$d/work" "$d/root" &&
+	mkdir -p "$d/root/root/walk" && cp "$d"/walk/* "$d/root/root/walk/" &&
+	cp /etc/resolv.conf "$d/root/etc/resolv.conf" &&
+	mount -t proc proc "$d/root/proc" && mount --rbind /dev "$d/root/dev" &&
+	mount --bind "$cache" "$d/root/var/cache/apt/archives" &&
+	exec chroot "$d/root" /bin/sh /root/walk/in-chroot.sh /root/walk' sh "$root" "$dir" "$cache" \
+	>"$dir/chroot.out" 2>&1
+grep -v '^[0-9]* passed, [0-9]* failed$' "$dir/chroot.out"
+n=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$dir/chroot.out")
+[ -n "$n" ] || n="0 1"
+pass=$((pass + ${n% *}))
+fail=$((fail + ${n#* }))
+checks_done
