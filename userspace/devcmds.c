@@ -224,9 +224,10 @@ static void list_one(const char *name, bool json, bool first)
 
 int list_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo list [-j | --json]\n"
+	static const char usage[] = "usage: phyllo list [-j]\n"
 		"Show the attached links: device, tty, state, session, preset, MTU, and the\n"
-		"pid of the 'phyllo attach' holding the tty ('-': none, e.g. ldattach).\n";
+		"pid of the 'phyllo attach' holding the tty ('-': none, e.g. ldattach).\n"
+		"  -j, --json         one JSON array\n";
 	struct small_opts o;
 	struct dirent *de;
 	DIR *d;
