@@ -6,7 +6,8 @@
 # the files they are made of, so nothing is written into the checkout.
 # The copy is BUILDDIR/deb/phyllo-<version>/; the .debs land beside it
 # (BUILDDIR/deb/*.deb), the log in BUILDDIR/deb/build.log. Prints the
-# phyllo-dkms .deb's path (what test-dkms and dkms-short install).
+# phyllo-dkms .deb's path (what test-dkms and dkms-short install). No
+# -dbgsym packages, so that `apt install ./build/deb/*.deb` is all a user needs.
 set -e
 build=$1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,7 +21,8 @@ mkdir -p "$src"
 (cd "$repo" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$src"
 # Debian's own tools only (pybuild must find /usr/bin/python3, not a
 # python3 earlier in PATH).
-(cd "$src" && PATH=/usr/sbin:/usr/bin:/sbin:/bin dpkg-buildpackage -b -us -uc) \
+(cd "$src" && PATH=/usr/sbin:/usr/bin:/sbin:/bin DEB_BUILD_OPTIONS=noautodbgsym \
+	dpkg-buildpackage -b -us -uc) \
 	>"$out/build.log" 2>&1 || {
 	tail -60 "$out/build.log" >&2
 	exit 1
