@@ -9,6 +9,7 @@
  * stdin, one a line:
  *   burst TOPIC N [FROM]  publish {"n":FROM..FROM+N-1} on TOPIC, reliably,
  *                         each waiting for room in the window
+ *   pace US               wait US microseconds after each message of a burst
  *   restart               close the session and open a new one on the same
  *                         pty (the bridge sees a session reset)
  *   sync                  print "synced" once every unit sent is acknowledged
@@ -28,6 +29,7 @@
 static struct phyllo *h;
 static int master;
 static int echo;
+static long pace_us;
 
 static int board_open(void)
 {
@@ -82,6 +84,8 @@ static void board_burst(const char *topic, long n, long from)
 			exit(1);
 		}
 		board_drain();
+		if (pace_us)
+			usleep((useconds_t)pace_us);
 	}
 }
 
@@ -93,6 +97,8 @@ static void board_command(char *line)
 	line[strcspn(line, "\n")] = '\0';
 	if (sscanf(line, "burst %31s %ld %ld", topic, &n, &from) >= 2) {
 		board_burst(topic, n, from);
+	} else if (sscanf(line, "pace %ld", &n) == 1) {
+		pace_us = n;
 	} else if (!strcmp(line, "restart")) {
 		phyllo_close(h);
 		if (board_open())

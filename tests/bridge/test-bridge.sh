@@ -1,0 +1,307 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# test-bridge.sh - phyllo-bridge against Debian's real mosquitto broker,
+# started here on 127.0.0.1 on a free port with its own configuration in a
+# scratch folder, mosquitto_pub/mosquitto_sub (and python3-paho-mqtt for
+# the fault run) as the independent clients, and two boards on ptys:
+# `phyllo peer --echo` and tests/bridge/board.c (libphyllo, scriptable).
+# Covers: the mapping (--dry-run), JSON both ways, raw mode, no loops, bad
+# JSON counted and survived, retained status and the will, SIGTERM, QoS 1
+# commands kept by the persistent session while the bridge is away, the
+# queue bound with the broker away (drops counted exactly), link session
+# resets as events, the broker killed (-9) mid-stream both ways, two
+# bridges exchanging a topic, password + ACL (MQTT 5) and TLS with a CA
+# made here.
+# Usage: test-bridge.sh BUILD_HOST_DIR   (FAULT_N: messages each way in the
+# fault run, default 10000)
+set -u
+H=$1
+FAULT_N=${FAULT_N:-10000}
+. "$(dirname "$0")/../userspace/checks.sh"
+bridge="$H/phyllo-bridge-san"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+free_port() {
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+port=$(free_port)
+tport=$(free_port)
+
+# wait_for FILE PATTERN [tenths]: until FILE holds a line matching PATTERN
+wait_for() {
+	i=0
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt "${3:-100}" ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+# count FILE PATTERN: lines matching
+count() { grep -a -c -- "$2" "$1" 2>/dev/null || true; }
+
+broker_conf() {
+	cat >"$dir/mosquitto.conf" <<EOF
+listener $port 127.0.0.1
+allow_anonymous true
+user root
+persistence true
+persistence_location $dir/db/
+log_dest file $dir/broker.log
+max_queued_messages 100000
+EOF
+	mkdir -p "$dir/db"
+}
+broker_start() {
+	mosquitto -c "$dir/mosquitto.conf" 2>>"$dir/broker.err" &
+	broker=$!
+	pids="$pids $broker"
+	i=0
+	until mosquitto_pub -h 127.0.0.1 -p $port -t probe -n 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt 50 ] && { echo "broker did not start"; cat "$dir/broker.err"; return 1; }
+		sleep 0.1
+	done
+}
+broker_stop() {	# broker_stop [SIGNAL]
+	kill -"${1:-TERM}" $broker 2>/dev/null
+	wait $broker 2>/dev/null
+}
+pub() { mosquitto_pub -h 127.0.0.1 -p $port "$@"; }
+
+# bridge_conf NAME LINK [key = value lines on stdin]
+bridge_conf() {
+	{
+		echo "link = $2"
+		echo "transport = tty"
+		echo "host = 127.0.0.1"
+		echo "port = $port"
+		echo "name = $1"
+		echo "reconnect_max = 1"
+		echo "stats_interval = 1"
+		cat
+	} >"$dir/$1.conf"
+}
+# bridge_start NAME: start it, wait for its connection
+bridge_start() {
+	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>"$dir/$1.err" &
+	eval "bridge_$1=\$!"
+	pids="$pids $!"
+	wait_for "$dir/$1.err" "connected to" 100
+}
+bridge_pid() { eval "echo \$bridge_$1"; }
+# bridge_term NAME: SIGTERM, its exit status in $rc
+bridge_term() {
+	p=$(bridge_pid "$1")
+	kill -TERM "$p" 2>/dev/null
+	wait "$p"
+	rc=$?
+}
+# stat_of NAME COUNTER: from the counters it printed at exit (or SIGUSR1)
+stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v }' "$dir/$1.err" "$dir/$1.out"; }
+# sub_start NAME FILTER...: a mosquitto_sub that is subscribed when this returns
+sub_start() {
+	name=$1
+	shift
+	args=
+	for t in "$@"; do args="$args -t $t"; done
+	mosquitto_sub -h 127.0.0.1 -p $port -v -q 1 $args -t "probe/$name" >"$dir/$name.sub" &
+	pids="$pids $!"
+	eval "sub_$name=\$!"
+	i=0
+	until grep -q "probe/$name" "$dir/$name.sub"; do
+		pub -t "probe/$name" -m up 2>/dev/null || true
+		i=$((i + 1)); [ $i -gt 50 ] && return 1
+		sleep 0.1
+	done
+}
+echo_start() {	# echo_start NAME: phyllo peer --echo on $dir/NAME.pty
+	"$H/phyllo-san" peer --echo --pty "$dir/$1.pty" 2>"$dir/$1.board.err" &
+	pids="$pids $!"
+	eval "echo_$1=\$!"
+	i=0
+	while [ ! -L "$dir/$1.pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+# board_start NAME [--echo]: tests/bridge/board.c on $dir/NAME.pty, its
+# commands through the fifo $dir/NAME.in, what it received in NAME.board
+board_start() {
+	mkfifo "$dir/$1.in"
+	"$H/bridge-board" "$dir/$1.pty" ${2:-} <"$dir/$1.in" >"$dir/$1.board" 2>"$dir/$1.board.err" &
+	pids="$pids $!"
+	eval "board_$1=\$!"
+	eval "exec ${3:-7}>\"$dir/$1.in\""
+	i=0
+	while [ ! -L "$dir/$1.pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+broker_conf
+broker_start || exit 1
+
+# ---- the mapping, refusals before anything is opened -------------------
+echo_start e1
+bridge_conf e1 "$dir/e1.pty" <<EOF
+password = s3cret-not-shown
+import = phyllo/other/temp temp
+EOF
+if "$bridge" -c "$dir/e1.conf" --dry-run >"$dir/out" 2>"$dir/err" &&
+   grep -q "^out .*phyllo/e1/T" "$dir/out" && grep -q "^in .*phyllo/e1/cmd/T" "$dir/out" &&
+   grep -q "^import .*phyllo/other/temp -> board topic temp" "$dir/out" &&
+   grep -q "password set" "$dir/out" && ! grep -q s3cret "$dir/out"; then
+	ok "--dry-run prints the mapping, never the password"
+else
+	bad "--dry-run"
+fi
+"$bridge" -c "$dir/e1.conf" --dry-run --password x >"$dir/out" 2>"$dir/err"
+rc=$?
+{ [ $rc -ne 0 ] && grep -q "unrecognized option" "$dir/err"; } && ok "no password option on argv" ||
+	bad "a password option on argv is refused (rc $rc)"
+printf 'import = phyllo/# x\n' >"$dir/loop.conf"
+"$bridge" -c "$dir/loop.conf" --tty "$dir/e1.pty" --dry-run >"$dir/out" 2>"$dir/err"
+rc=$?
+{ [ $rc -eq 2 ] && grep -q "would loop" "$dir/err"; } && ok "an import matching its own topics is refused" ||
+	bad "loop import (rc $rc)"
+printf 'prot = 5\n' >"$dir/typo.conf"
+"$bridge" -c "$dir/typo.conf" --dry-run >"$dir/out" 2>"$dir/err"
+grep -q "typo.conf: line 1: prot: unknown key" "$dir/err" && ok "an unknown key names its line" ||
+	bad "unknown key"
+printf 'keep\n' >"$dir/file"
+bridge_conf f "$dir/file" </dev/null
+"$bridge" -c "$dir/f.conf" >"$dir/out" 2>"$dir/err"
+rc=$?
+{ [ $rc -eq 1 ] && [ "$(cat "$dir/file")" = keep ]; } && ok "a regular file is refused as the link, left as it was" ||
+	bad "regular file as link (rc $rc)"
+
+# ---- JSON both ways, no loops, bad JSON, retained status, SIGTERM -----
+sed -i '/^password/d' "$dir/e1.conf"
+bridge_start e1 || bad "bridge e1 connects"
+sub_start s1 'phyllo/e1/#'
+wait_for "$dir/s1.sub" "^phyllo/e1/status online" && ok "status online, retained" || bad "status online"
+pub -q 1 -t phyllo/e1/cmd/servo -m '{"i":42,"f":2.5,"s":"x","a":[1,null,true],"n":-7}'
+pub -q 1 -t phyllo/e1/cmd/servo -m '{bad'
+pub -q 1 -t phyllo/e1/cmd/servo -m '90'
+wait_for "$dir/s1.sub" '^phyllo/e1/servo 90$' 100
+if grep -qx 'phyllo/e1/servo {"i":42,"f":2.5,"s":"x","a":\[1,null,true\],"n":-7}' "$dir/s1.sub"; then
+	ok "a command in JSON reaches the board; its answer comes out as the same JSON (integers, floats)"
+else
+	bad "JSON both ways"; cat "$dir/s1.sub"
+fi
+sleep 1.5	# one more stats period, so a loop would have shown
+[ "$(count "$dir/s1.sub" '^phyllo/e1/cmd/')" -eq 3 ] && [ "$(count "$dir/s1.sub" '^phyllo/e1/servo ')" -eq 2 ] &&
+	ok "no loops: the 3 commands once each, 2 answers (bad JSON never reached the board)" ||
+	bad "loop check: $(count "$dir/s1.sub" '^phyllo/e1/cmd/') commands, $(count "$dir/s1.sub" '^phyllo/e1/servo ') answers"
+grep -q "bad JSON on phyllo/e1/cmd/servo" "$dir/e1.err" && grep -q '"bad_json":1,' "$dir/s1.sub" &&
+	ok "bad JSON is said, counted on the stats topic, not fatal" || bad "bad JSON reported"
+bridge_term e1
+[ $rc -eq 0 ] && [ "$(stat_of e1 board_tx)" = 2 ] && [ "$(stat_of e1 mqtt_tx)" = 2 ] &&
+	[ "$(stat_of e1 bad_json)" = 1 ] && ok "SIGTERM: exit 0, counters printed (board_tx 2, mqtt_tx 2)" ||
+	bad "SIGTERM exit (rc $rc)"
+wait_for "$dir/s1.sub" "^phyllo/e1/status offline" && ok "status offline at a clean exit" || bad "offline"
+
+# ---- QoS 1 commands kept by the persistent session ---------------------
+for v in 1 2 3 4 5; do pub -q 1 -t phyllo/e1/cmd/away -m "$v"; done
+bridge_start e1
+wait_for "$dir/s1.sub" '^phyllo/e1/away 5$' 100
+[ "$(count "$dir/s1.sub" '^phyllo/e1/away ')" -eq 5 ] &&
+	ok "5 commands published while the bridge was away arrive when it returns, in order" ||
+	bad "persistent session: $(count "$dir/s1.sub" '^phyllo/e1/away ') of 5"
+grep 'connected to' "$dir/e1.err" | grep -q resumed && ok "the session is resumed" || bad "session resumed"
+kill -9 $(bridge_pid e1)
+wait $(bridge_pid e1) 2>/dev/null
+wait_for "$dir/s1.sub" "^phyllo/e1/status offline" 50 &&
+	[ "$(count "$dir/s1.sub" '^phyllo/e1/status offline')" -eq 2 ] &&
+	ok "kill -9: the will says offline" || bad "the will"
+
+# ---- raw mode -----------------------------------------------------------
+bridge_conf e1 "$dir/e1.pty" <<EOF
+payload = raw
+EOF
+bridge_start e1
+printf '\222\001\313\100\004\000\000\000\000\000\000' >"$dir/raw.in"
+mosquitto_sub -h 127.0.0.1 -p $port -N -C 1 -W 10 -t phyllo/e1/rawt >"$dir/raw.out" &
+rawsub=$!
+sleep 0.5
+pub -q 1 -t phyllo/e1/cmd/rawt -f "$dir/raw.in"
+wait $rawsub
+cmp -s "$dir/raw.in" "$dir/raw.out" && ok "raw mode: MessagePack bytes down and back unchanged" ||
+	bad "raw mode ($(od -An -tx1 "$dir/raw.out"))"
+bridge_term e1
+
+# ---- session resets, the queue bound with the broker away --------------
+board_start q1 "" 7
+bridge_conf q1 "$dir/q1.pty" <<EOF
+queue = 50
+EOF
+bridge_start q1
+mosquitto_sub -h 127.0.0.1 -p $port -q 1 -c -i subq -E -t phyllo/q1/t
+sub_start ev 'phyllo/q1/bridge/event'
+echo restart >&7
+wait_for "$dir/ev.sub" '"event":"link-reset"' 100 && ok "a link session reset is published as an event" ||
+	bad "reset event"
+broker_stop TERM	# saves the subscriber's session
+wait_for "$dir/q1.err" "lost the broker" 100
+echo "burst t 80" >&7
+echo sync >&7
+wait_for "$dir/q1.board" '^synced' 100
+sleep 0.5
+kill -USR1 $(bridge_pid q1)
+sleep 0.5
+[ "$(stat_of q1 queue)" = 50 ] && [ "$(stat_of q1 queue_dropped)" = 30 ] &&
+	ok "broker away: 80 board messages, the queue holds 50, 30 dropped and counted" ||
+	bad "queue bound: queue $(stat_of q1 queue), dropped $(stat_of q1 queue_dropped)"
+broker_start
+wait_for "$dir/q1.err" "connected to" 100
+mosquitto_sub -h 127.0.0.1 -p $port -q 1 -c -i subq -C 50 -W 15 -t phyllo/q1/t >"$dir/q.sub"
+seq 0 49 | sed 's/.*/{"n":&}/' >"$dir/q.want"
+cmp -s "$dir/q.want" "$dir/q.sub" && ok "broker back: the 50 queued messages delivered, in order, at QoS 1" ||
+	bad "queued messages: $(wc -l <"$dir/q.sub") of 50"
+bridge_term q1
+
+# ---- the broker killed mid-stream, FAULT_N messages each way ------------
+# Both MQTT clients stay connected (paho, reconnecting); the broker loses
+# every session with kill -9 (it saves only at a clean stop), so what
+# arrives is what the bridge and the clients resend.
+bridge_conf q1 "$dir/q1.pty" <<EOF
+queue = 100000
+EOF
+bridge_start q1
+fclient="/usr/bin/python3 $(dirname "$0")/fault-client.py"
+$fclient sub 127.0.0.1 $port phyllo/q1/f $FAULT_N >"$dir/f.sub" 2>"$dir/fsub.err" &
+fsub=$!
+pids="$pids $fsub"
+wait_for "$dir/fsub.err" subscribed 100
+$fclient pub 127.0.0.1 $port phyllo/q1/cmd/down $FAULT_N 1000 >"$dir/fpub.out" 2>"$dir/fpub.err" &
+fpub=$!
+pids="$pids $fpub"
+wait_for "$dir/fpub.err" connected 100
+echo "pace 500" >&7
+echo "burst f $FAULT_N" >&7
+i=0	# until about a third has gone each way
+until [ "$(stat_of q1 mqtt_tx)" -ge $((FAULT_N / 3)) ] 2>/dev/null &&
+      [ "$(count "$dir/q1.board" '^down ')" -ge $((FAULT_N / 3)) ]; do
+	kill -USR1 $(bridge_pid q1); sleep 0.05; i=$((i + 1)); [ $i -gt 1200 ] && break
+done
+kill -USR1 $(bridge_pid q1); sleep 0.1
+at_up=$(stat_of q1 mqtt_tx) at_down=$(count "$dir/q1.board" '^down ')
+broker_stop KILL
+sleep 1
+broker_start
+echo sync >&7
+wait $fpub; frc=$?
+wait $fsub; src=$?
+wait_for "$dir/q1.board" '^synced' 600
+up_got=$(sort -u "$dir/f.sub" | wc -l)
+up_dup=$(($(wc -l <"$dir/f.sub") - up_got))
+down_got=$(grep -a '^down ' "$dir/q1.board" | sort -u | wc -l)
+down_dup=$(($(grep -a -c '^down ' "$dir/q1.board") - down_got))
+echo "     broker kill -9 after $at_up up / $at_down down: board->broker $up_got/$FAULT_N ($up_dup duplicates), broker->board $down_got/$FAULT_N ($down_dup duplicates)"
+[ $src -eq 0 ] && [ "$up_got" -eq "$FAULT_N" ] &&
+	ok "broker killed mid-stream: all $FAULT_N board messages reached the subscriber" ||
+	bad "board->broker after kill -9: $up_got of $FAULT_N"
+[ $frc -eq 0 ] && [ "$down_got" -eq "$FAULT_N" ] &&
+	ok "broker killed mid-stream: all $FAULT_N commands reached the board" ||
+	bad "broker->board after kill -9: $down_got of $FAULT_N"
+bridge_term q1
+echo "     bridge: mqtt_rx $(stat_of q1 mqtt_rx), board_tx $(stat_of q1 board_tx), board_rx $(stat_of q1 board_rx), mqtt_tx $(stat_of q1 mqtt_tx)"
+grep -q "lost the broker" "$dir/q1.err" && [ "$(stat_of q1 disconnects)" -ge 1 ] &&
+	ok "the loss is said and counted (disconnects $(stat_of q1 disconnects))" || bad "disconnect counted"
+
+checks_done
