@@ -19,7 +19,7 @@ for group in "$@"; do
 	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;
 	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;
 	deb)     pkgs="$pkgs debhelper dh-dkms dpkg-dev dh-python python3-all python3-setuptools pybuild-plugin-pyproject libjansson-dev pkg-config gcc make libc6-dev" ;;
-	packages) pkgs="$pkgs lintian debootstrap util-linux" ;;
+	packages) pkgs="$pkgs lintian debootstrap util-linux python3-venv python3-setuptools python3-wheel python3-msgpack" ;;
 	arm)     pkgs="$pkgs gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf qemu-system-arm dpkg apt" ;;
 	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;
 	megaavr) pkgs="$pkgs debootstrap util-linux gcc libc6-dev" ;;

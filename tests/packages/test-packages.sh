@@ -13,7 +13,8 @@
 #     .debs and runs the README's C and Python examples, taken from
 #     README.md as written (the tty's path put in), against the installed
 #     `phyllo peer --echo` on a pty, then purges them. phyllo-dkms is left
-#     to make test-dkms, which installs it in a guest with a kernel.
+#     to make test-dkms, which installs it in a guest with a kernel;
+#  4. the README's venv route for other systems, on the host.
 # apt's downloads are kept in ~/.cache/phyllo/bookworm-pkgs/archives.
 set -u
 build=$1
@@ -80,4 +81,33 @@ n=$(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$dir/chroot.out")
 [ -n "$n" ] || n="0 1"
 pass=$((pass + ${n% *}))
 fail=$((fail + ${n#* }))
+
+# 4. the README's venv route (other systems), here on the host with
+# Debian's python3: a venv that sees python3-msgpack, pip from a copy of
+# python/ (offline), the library of step 1 named by PHYLLO_LIBRARY, and the
+# same example against that build's `phyllo peer --echo`.
+v=$dir/venv
+hb=$build/deb/phyllo-$ver/debian/build/host
+cp -r "$repo/python" "$dir/pysrc"
+rm -rf "$dir/pysrc/build" "$dir"/pysrc/*.egg-info
+if /usr/bin/python3 -m venv --system-site-packages "$v" >"$dir/out" 2>"$dir/err" &&
+	"$v/bin/pip" install -q --no-build-isolation --no-index "$dir/pysrc" >"$dir/out" 2>"$dir/err"; then
+	ok "venv --system-site-packages, pip install --no-build-isolation ./python"
+else
+	bad "the venv route"
+fi
+rm -f "$dir/err" "$dir/out"
+"$hb/phyllo" peer --echo --pty "$dir/vpty" 2>/dev/null &
+pids="$pids $!"
+i=0
+while [ ! -L "$dir/vpty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+sed "s|\"/root/walk/pty\"|\"$dir/vpty\"|" "$w/example.py" >"$dir/vexample.py"
+(cd "$dir" && PHYLLO_LIBRARY=$hb/libphyllo.so.0 "$v/bin/python3" -c \
+	'import phyllolink, sys; print(phyllolink.__file__.startswith(sys.prefix + "/lib/"))' \
+	>"$dir/out" 2>"$dir/err") && [ "$(cat "$dir/out")" = True ] &&
+	ok "the venv imports its own phyllolink" || bad "the venv's phyllolink is not its own"
+(cd "$dir" && PHYLLO_LIBRARY=$hb/libphyllo.so.0 "$v/bin/python3" vexample.py) >"$dir/out" 2>"$dir/err"
+printf '%s\n' "ping 1" "echo [1, 2.5, 'three']" "ping 0" "ping 1" "ping 2" "0 up" >"$dir/want"
+cmp -s "$dir/out" "$dir/want" && ok "the README's Python example in the venv: $(tr '\n' '|' <"$dir/out")" ||
+	bad "in the venv the example printed '$(tr '\n' '|' <"$dir/out")'"
 checks_done
