@@ -15,11 +15,12 @@
 # Prints "arm-guest: ..." lines; the exit status is guest-init's GUEST-EXIT.
 count=$(sed -n 's/.*phyllo\.count=\([0-9]*\).*/\1/p' /proc/cmdline)
 fail() { echo "arm-guest: FAIL $*"; exit 1; }
-wait_for() {	# wait_for TEST...: until `test TEST...` holds, up to 10 s
+# TCG on a loaded 2-core host can starve the guest for seconds, hence 30.
+wait_for() {	# wait_for TEST...: until `test TEST...` holds, up to 30 s
 	i=0
 	until test "$@"; do
 		i=$((i + 1))
-		[ $i -gt 100 ] && return 1
+		[ $i -gt 300 ] && return 1
 		sleep 0.1
 	done
 }
