@@ -379,8 +379,10 @@ def kernel(lua, pcap, before_file, after_file):
     for counter, got, what in checks:
         ok(got == delta[counter], "kernel: %d %s = the change of %s" % (got, what, counter),
            "%s went from %d to %d" % (counter, b[counter], a[counter]))
-    for counter in ("rx_crc", "tx_naks", "tx_retransmits"):
+    for counter in ("rx_crc", "tx_retransmits"):
         ok(delta[counter] > 0, "kernel: the lossy run had %s (%d)" % (counter, delta[counter]))
+    naks = delta["tx_naks"] + delta["rx_naks"]
+    ok(naks > 0, "kernel: the lossy run had NAKs (%d)" % naks)
 
 
 def fields(lua, jsons):

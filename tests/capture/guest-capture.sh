@@ -7,7 +7,7 @@
 # the console between markers (base64), for tshark on the host.
 set -u
 mkdir -p /run/lock
-phyllo peer --echo --pty /tmp/pty --drop 3 --corrupt 3 --seed 5 >/dev/null 2>&1 &
+phyllo peer --echo --pty /tmp/pty --drop 5 --corrupt 6 --seed 5 >/dev/null 2>&1 &
 i=0
 while [ ! -e /tmp/pty ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 dev=$(phyllo attach /tmp/pty 2>/tmp/err) || { echo "FAIL attach: $(cat /tmp/err)"; exit 1; }
