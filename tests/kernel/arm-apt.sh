@@ -19,6 +19,11 @@ suite=$1 tool=$2
 shift 2
 dir=$cache/apt/$suite-arm
 mkdir -p "$dir/lists/partial" "$dir/archives/partial" "$dir/none"
+# One apt at a time per configuration (make -j runs a download beside
+# another's update): the whole run holds a lock.
+if [ "${PHYLLO_ARM_APT_LOCK:-}" != "$dir" ]; then
+	PHYLLO_ARM_APT_LOCK=$dir exec flock "$dir/phyllo.lock" "$0" "$suite" "$tool" "$@"
+fi
 # An empty dpkg status of its own: nothing here is installed, and the
 # host's installs then never invalidate the cached package lists.
 [ -f "$dir/status" ] || : >"$dir/status"
