@@ -38,24 +38,28 @@ static void diag_link(const struct dev_spec *spec, char *buf, size_t len)
 static void diag_answer(enum diag_wait wait, const char *topic, const char *name,
 			uint32_t session)
 {
+	char up[48];
+
+	/* the session number means something on the standard preset only */
+	snprintf(up, sizeof(up), session ? "the link is up (session %u)" : "the link is up",
+		 session);
 	switch (wait) {
 	case DIAG_REPLY:
-		fprintf(stderr, "the link is up (session %u), but nothing came back on topic "
-			"'%s': the far end does not answer that topic (the firmware answers ping, "
-			"stats and echo)\n", session, topic ? topic : "");
+		fprintf(stderr, "%s, but nothing came back on topic '%s': the far end does "
+			"not answer that topic (the firmware answers ping, stats and echo)\n", up,
+			topic ? topic : "");
 		break;
 	case DIAG_MESSAGE:
-		fprintf(stderr, "the link is up (session %u); nothing was published on '%s' "
-			"meanwhile (-t 0 waits for ever)\n", session, topic ? topic : "");
+		fprintf(stderr, "%s; nothing was published on '%s' meanwhile (-t 0 waits for "
+			"ever)\n", up, topic ? topic : "");
 		break;
 	case DIAG_ECHO:
-		fprintf(stderr, "the link is up (session %u), but echoes stopped coming back: "
-			"is the far end an echo server (the firmware, 'phyllo peer --echo')?\n",
-			session);
+		fprintf(stderr, "%s, but echoes stopped coming back: is the far end an echo "
+			"server (the firmware, 'phyllo peer --echo')?\n", up);
 		break;
 	default:
-		fprintf(stderr, "the link is up (session %u), but %s does not acknowledge: "
-			"the far end stopped answering, or the line is too lossy\n", session, name);
+		fprintf(stderr, "%s, but %s does not acknowledge: the far end stopped "
+			"answering, or the line is too lossy\n", up, name);
 		break;
 	}
 }
@@ -103,5 +107,5 @@ void diag_explain(const struct diag *d, struct phyllo *h, const struct dev_spec 
 			"does not answer the handshake (another preset than %s, or a peer "
 			"started with --no-handshake?)\n", dv[DIAG_AT(rx_bytes)], name, link);
 	else
-		diag_answer(wait, topic, name, s.session);
+		diag_answer(wait, topic, name, s.preset == PHYLLO_LIB_STANDARD ? s.session : 0);
 }

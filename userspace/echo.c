@@ -31,7 +31,7 @@
 #define ECHO_TX_RETRANSMITS (offsetof(struct phyllo_stats, tx_retransmits) / sizeof(uint32_t))
 
 struct echo_adapt_state {
-	uint32_t frames0, resent0;	/* the counters when last looked at */
+	uint32_t frames0, resent0, naks0;	/* the counters when last looked at */
 	bool bar;			/* a progress line to end first */
 };
 
@@ -212,40 +212,45 @@ static int echo_read(struct phyllo *h, struct client *c, const struct echo_opts 
 	}
 }
 
-/* Frames out and resent so far, from the link's counters. */
-static void echo_resent(struct phyllo *h, uint32_t *frames, uint32_t *resent)
+/* Frames out, resent, and NAKs received so far, from the link's counters. */
+static void echo_resent(struct phyllo *h, uint32_t *frames, uint32_t *resent, uint32_t *naks)
 {
 	uint32_t v[DIAG_STATS_MAX] = { 0 };
 
 	phyllo_stats(h, v, DIAG_STATS_MAX);
 	*frames = v[ECHO_TX_FRAMES];
 	*resent = v[ECHO_TX_RETRANSMITS];
+	*naks = v[ECHO_AT(rx_naks)];
 }
 
 /*
  * The automatic window: a far end that loses frames sent back to back (a
- * receive buffer smaller than the window's worth of them) makes a quarter
- * or more of them go out again; then halve the messages in flight, and
- * say so. Looked at every 16 frames.
+ * receive buffer smaller than the window's worth of them) sees gaps and
+ * asks for them again (NAK). When one frame in eight brings a NAK, halve
+ * the messages in flight, and say so. Resends alone prove nothing: a
+ * far end, or this host, that is slow to run makes the timer fire.
+ * Looked at every 16 frames.
  */
 static void echo_adapt(struct phyllo *h, struct client *c, struct echo_adapt_state *a)
 {
-	uint32_t frames, resent, df, dr;
+	uint32_t frames, resent, naks, df, dr, dn;
 
-	echo_resent(h, &frames, &resent);
+	echo_resent(h, &frames, &resent, &naks);
 	df = frames - a->frames0;
 	dr = resent - a->resent0;
+	dn = naks - a->naks0;
 	if (df < 16)
 		return;
-	if (dr * 4 > df && c->window > 1) {
-		fprintf(stderr, "%sphyllo echo: %u of %u frames resent with %llu in flight: the "
-			"far end loses frames sent back to back; going on with %llu (-w sets "
-			"it)\n", a->bar ? "\n" : "", dr, df, (unsigned long long)c->window,
-			(unsigned long long)(c->window / 2));
+	if (dn * 8 > df && c->window > 1) {
+		fprintf(stderr, "%sphyllo echo: %u of %u frames resent with %llu in flight, %u "
+			"asked for again: the far end loses frames sent back to back; going on "
+			"with %llu (-w sets it)\n", a->bar ? "\n" : "", dr, df,
+			(unsigned long long)c->window, dn, (unsigned long long)(c->window / 2));
 		c->window /= 2;
 	}
 	a->frames0 = frames;
 	a->resent0 = resent;
+	a->naks0 = naks;
 }
 
 static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts *o, bool bar,
@@ -254,7 +259,7 @@ static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts 
 	uint64_t deadline = util_now_us() + o->timeout_s * 1000000ull, next_bar = 0;
 	struct echo_adapt_state a = { .bar = bar };
 
-	echo_resent(h, &a.frames0, &a.resent0);
+	echo_resent(h, &a.frames0, &a.resent0, &a.naks0);
 	while (!client_done(c) && !echo_stop) {
 		struct pollfd pfd = { .fd = phyllo_fd(h), .events = POLLIN };
 
@@ -324,13 +329,13 @@ static void echo_report(struct phyllo *h, struct client *c, const struct echo_op
 /* A fixed window the far end cannot take: say so once, at the end. */
 static void echo_warn_resent(struct phyllo *h, const struct echo_opts *o)
 {
-	uint32_t frames, resent;
+	uint32_t frames, resent, naks;
 
-	echo_resent(h, &frames, &resent);
-	if (o->window > 1 && frames >= 16 && resent * 8 > frames)
-		fprintf(stderr, "phyllo echo: warning: %u of %u frames were resent: the far "
-			"end loses frames at -w %lu (try -w 1, or leave -w out to let it "
-			"adapt)\n", resent, frames, o->window);
+	echo_resent(h, &frames, &resent, &naks);
+	if (o->window > 1 && frames >= 16 && naks * 8 > frames)
+		fprintf(stderr, "phyllo echo: warning: %u of %u frames were resent, %u asked "
+			"for again: the far end loses frames at -w %lu (try -w 1, or leave -w "
+			"out to let it adapt)\n", resent, frames, naks, o->window);
 }
 
 /* The messages in flight: -w, else what the far end's handshake offered
@@ -359,6 +364,8 @@ int echo_main(int argc, char **argv)
 	int ret;
 
 	echo_parse(&o, argc, argv);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	h = echo_open(&o);
 	if (!h)
 		return 1;
@@ -367,8 +374,6 @@ int echo_main(int argc, char **argv)
 		fprintf(stderr, "phyllo echo: out of memory for %lu messages\n", o.count);
 		return 1;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	human = !o.json && isatty(STDOUT_FILENO);
 	ret = echo_loop(h, &c, &o, human && isatty(STDERR_FILENO), &d);
 	echo_report(h, &c, &o, human);

@@ -843,7 +843,7 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 		util_usage_error("phyllo peer", PEER_USAGE_LINE, "'%s' is not an option or "
 				 "argument of peer", argv[optind]);
 	if (o->role == ROLE_NONE)
-		util_usage_error("phyllo peer", PEER_USAGE_LINE, "choose one of --echo, "
+		util_usage_error("phyllo peer", PEER_USAGE_LINE, "choose exactly one of --echo, "
 				 "--client, --stream and --sink");
 	if (!!o->link.device + !!o->link.pty_link + !!o->link.connect > 1) {
 		fprintf(stderr, "phyllo peer: use only one of --device, --pty and --connect\n");

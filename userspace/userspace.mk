@@ -8,7 +8,9 @@
 #               the kernel and firmware tests run
 #   phyllo-san  the same with ASan + UBSan, what the userspace tests run
 # JSON is Debian's jansson (deps.sh core). Targets (check: in make check):
-#   test-userspace     check: the tool (tests/userspace/*.sh), make install
+#   test-userspace     check: the tool (tests/userspace/*.sh; test-board.sh:
+#                      a first board's troubles on ptys; test-docs.py: the
+#                      man pages against --help and the header), make install
 #   test-lib           check: libphyllo's unit tests, ASan + UBSan
 #   test-python        check: the Python package (python/), pytest
 #   test-guest-attach  check: attach/detach/hang-up, the library and Python
@@ -72,6 +74,8 @@ test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-faul
 	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-safety.sh $(HOST)/phyllo-san
 	tests/userspace/test-tty.sh $(HOST)/phyllo-san
+	tests/userspace/test-board.sh $(HOST)/phyllo-san
+	tests/userspace/test-docs.py $(HOST)/phyllo-san $(CURDIR)
 	tests/userspace/test-attach.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
 	tests/userspace/test-install.sh $(MAKE) $(HOST)/phyllo-san
@@ -163,11 +167,14 @@ install-system:
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service
 	install -D -m 644 userspace/system/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
+	install -D -m 644 userspace/phyllo.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/phyllo
 
 .PHONY: uninstall-system
 uninstall-system:
 	rm -f $(DESTDIR)$(UDEV_RULES_DIR)/70-phyllo.rules $(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service \
-		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
+		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/phyllo
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/phyllo 2>/dev/null || true
 
 # What needs the module: attach, detach and hang-up, libphyllo and the

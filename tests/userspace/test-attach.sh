@@ -61,7 +61,7 @@ pids="$pids $!"
 i=0
 while flock -n "$dir/pty" true 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 fails "attach: a flocked tty is refused" "in use by another program" "$bin" attach "$dir/pty" -f
-fails "pub --tty: a flocked tty is refused" "in use by another program" \
+fails "pub --tty: a flocked tty is refused, naming the holder" "in use by process [0-9]* (flock " \
 	"$bin" pub --tty "$dir/pty" t 1
 wait $!
 

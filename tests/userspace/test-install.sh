@@ -20,7 +20,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 r=$dir/root/usr
 for f in bin/phyllo share/man/man1/phyllo.1 share/man/man4/phyllo.4 include/libphyllo.h \
 	lib/libphyllo.a lib/libphyllo.so lib/libphyllo.so.0 lib/pkgconfig/phyllo.pc \
-	share/man/man3/libphyllo.3 share/man/man3/phyllo_open.3 share/man/man3/phyllo_recv.3; do
+	share/man/man3/libphyllo.3 share/man/man3/phyllo_open.3 share/man/man3/phyllo_recv.3 \
+	share/bash-completion/completions/phyllo; do
 	[ -e "$r/$f" ] && ok "installed $f" || bad "missing $f"
 done
 objdump -p "$r/lib/libphyllo.so" | grep -q "SONAME *libphyllo.so.0$" && ok "soname libphyllo.so.0" ||
@@ -50,9 +51,14 @@ board=$!
 pids=$board
 i=0
 while [ ! -L "$dir/pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+# as a freshly plugged ttyACM is: 9600 baud; the example passes no options
+stty -F "$dir/pty" 9600
 LD_LIBRARY_PATH="$r/lib" "$dir/ping" "$dir/pty" >"$dir/out" 2>"$dir/err"
 [ "$(cat "$dir/out")" = "ping 1" ] && ok "README example on a pty: $(cat "$dir/out")" ||
 	bad "README example printed '$(cat "$dir/out")'"
+stty -F "$dir/pty" speed >"$dir/speed"
+[ "$(cat "$dir/speed")" = 115200 ] && ok "it set the port to 115200 (the firmware's), not 9600" ||
+	bad "the example left the port at $(cat "$dir/speed") baud"
 LD_LIBRARY_PATH="$r/lib" ldd "$dir/ping" | grep -q "$r/lib/libphyllo.so.0" &&
 	ok "it ran on the installed libphyllo.so.0" || bad "not linked to the staged library"
 "$dir/ping-static" "$dir/pty" >"$dir/out" 2>"$dir/err"

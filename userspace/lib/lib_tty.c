@@ -110,10 +110,25 @@ static void t_events(struct phyllo *h)
 	}
 }
 
+/* A unit whose type is one of the layers this preset lacks: a far end on
+ * a fuller preset (a standard board's SYN, read on minimal, is a unit of
+ * type 0x22). Counted as the core counts an unexpected type, not given to
+ * the application. */
+static bool t_other_preset(const struct phyllo *h, uint8_t type)
+{
+	return (h->preset == PHYLLO_PRESET_MINIMAL && type == PHYLLO_TYPE_VALIDATED) ||
+	       (h->preset < PHYLLO_PRESET_STANDARD && type == PHYLLO_TYPE_RELIABLE);
+}
+
 /* A unit from the core: queue it, or refuse it and hold the link. */
 static void t_unit(struct phyllo *h, const struct phyllo_unit *u)
 {
 	uint8_t unit[LIB_UNIT_MAX];
+
+	if (t_other_preset(h, u->type)) {
+		h->st.stats.rx_type++;
+		return;
+	}
 
 	unit[0] = u->type;
 	memcpy(unit + 1, u->data, u->len);
