@@ -27,6 +27,7 @@ all: $(HOST)/phyllo
 -include tests/bridge/bridge.mk
 -include tests/packages/packages.mk
 -include tests/capture/capture.mk
+-include tests/userspace/board.mk
 
 # `make` builds libphyllo too: the Python package finds it in build/host/.
 all: libphyllo

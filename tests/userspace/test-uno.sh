@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR MIT
+#
+# test-uno.sh - the tool's first commands against the Uno firmware itself
+# (phyllo-simavr, real 115200-baud timing, on a pty), with the options a
+# new user types, which are none: the speed, the board's handshake, its
+# counters by name, the window its handshake offers, and what a wrong
+# preset looks like (issue 17, findings 1, 6 and 7).
+# Usage: test-uno.sh BUILD_DIR PHYLLO_BINARY
+set -u
+build=$1
+bin=$2
+. "$(dirname "$0")/checks.sh"
+
+sim=$build/host/phyllo-simavr
+elf=$build/firmware/uno-standard/phyllo-uno-standard.elf
+"$sim" --pty --link "$dir/uno" --seconds 300 "$elf" >"$dir/sim.out" 2>"$dir/sim.err" &
+pids=$!
+i=0
+while [ ! -L "$dir/uno" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+stty -F "$dir/uno" 9600 hupcl	# as a freshly plugged ttyACM0 is
+
+fails() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$dir/out" 2>"$dir/err" </dev/null
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q -- "$want" "$dir/err"; then ok "$name"; else bad "$name (rc $rc)"; fi
+}
+run() {
+	name=$1 want=$2
+	shift 2
+	if "$@" >"$dir/out" 2>"$dir/err" </dev/null &&
+	   { [ -z "$want" ] || grep -q -- "$want" "$dir/out"; }; then
+		ok "$name"
+	else
+		bad "$name (rc $?)"
+	fi
+}
+
+# first, while the board still says SYN (no host has answered it yet)
+fails "7: --preset minimal against the standard board: another preset" "another preset" \
+	"$bin" pub --tty "$dir/uno" --preset minimal --reply -t 3 ping 1
+run "1: pub --tty --reply ping 1 with no -b (the port was at 9600)" '^ping ' \
+	"$bin" pub --tty "$dir/uno" --reply ping 1
+run "6: the board's counters by name" '^sessions  *[1-9]' \
+	"$bin" pub --tty "$dir/uno" --reply stats null
+grep -q '^peer_resets ' "$dir/out" && grep -q '^rx_framing  *0$' "$dir/out" &&
+	ok "6: every counter named (peer_resets, rx_framing 0)" || bad "6: counters"
+run "7: echo very-large takes the Uno's window (2), nothing lost" \
+	'"window":2,.*"received":40,.*"lost":0,' \
+	"$bin" echo --tty "$dir/uno" --payload very-large -n 40 --json
+run "pub blink true, as the Blink sketch says" '' "$bin" pub --tty "$dir/uno" blink true
+kill "$pids" 2>/dev/null
+wait "$pids" 2>/dev/null
+pids=
+grep -q "resets 0" "$dir/sim.err" && ok "the firmware never restarted" ||
+	bad "the simulator saw a restart or an overrun: $(tail -2 "$dir/sim.err")"
+checks_done
