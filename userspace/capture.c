@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * capture.c - pcapng files of a link's frames (capture.h), and
- * `phyllo capture`:
+ * capture.c - `phyllo capture` (the pcapng files: lib/lib_capture.h):
  *   --device /dev/phylloN   the module's trace events of that link, read
  *                           from a tracefs instance of our own (so another
  *                           user of the global trace buffer is not
@@ -28,197 +27,6 @@
 #include <unistd.h>
 #include "capture.h"
 #include "util.h"
-
-struct capture_chunk {
-	uint8_t buf[CAPTURE_SNAP];
-	size_t len;
-};
-
-struct capture {
-	FILE *f;
-	char *path;
-	bool failed;
-	struct capture_chunk dir[2];	/* CAPTURE_IN - 1, CAPTURE_OUT - 1 */
-};
-
-/* pcapng is written little-endian, as its byte-order magic says. */
-static size_t put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	return 2;
-}
-
-static size_t put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)v);
-	put16(p + 2, (uint16_t)(v >> 16));
-	return 4;
-}
-
-/* An option: code, length, value, zero padding to 32 bits. */
-static size_t put_opt(uint8_t *p, uint16_t code, const void *v, size_t n)
-{
-	size_t pad = (4 - n % 4) % 4;
-
-	put16(p, code);
-	put16(p + 2, (uint16_t)n);
-	memcpy(p + 4, v, n);
-	memset(p + 4 + n, 0, pad);
-	return 4 + n + pad;
-}
-
-/* Close block b of type at length n (options ended): fill in both
- * length words and write it. */
-static void block_write(struct capture *c, uint8_t *b, uint32_t type, size_t n)
-{
-	n += put32(b + n, 0);	/* opt_endofopt */
-	put32(b, type);
-	put32(b + 4, (uint32_t)(n + 4));
-	put32(b + n, (uint32_t)(n + 4));
-	if (fwrite(b, 1, n + 4, c->f) != n + 4 || fflush(c->f))
-		c->failed = true;
-}
-
-static size_t opt_str(uint8_t *p, uint16_t code, const char *s)
-{
-	size_t n = strlen(s);
-
-	return put_opt(p, code, s, n > 1000 ? 1000 : n);
-}
-
-static void capture_headers(struct capture *c, uint16_t linktype, const char *if_name,
-			    const char *if_desc)
-{
-	static uint8_t b[4096];
-	const uint8_t tsresol = 6;	/* microseconds */
-	size_t n = 8;
-
-	n += put32(b + n, 0x1A2B3C4D);	/* byte-order magic */
-	n += put16(b + n, 1);		/* version 1.0 */
-	n += put16(b + n, 0);
-	n += put32(b + n, 0xffffffff);	/* section length: not given */
-	n += put32(b + n, 0xffffffff);
-	n += opt_str(b + n, 4, "phyllo " PHYLLO_VERSION);	/* shb_userappl */
-	block_write(c, b, 0x0A0D0D0A, n);
-	n = 8;
-	n += put16(b + n, linktype);
-	n += put16(b + n, 0);
-	n += put32(b + n, CAPTURE_SNAP);
-	n += opt_str(b + n, 2, if_name);	/* if_name */
-	n += opt_str(b + n, 3, if_desc);	/* if_description */
-	n += put_opt(b + n, 9, &tsresol, 1);	/* if_tsresol */
-	block_write(c, b, 1, n);
-}
-
-struct capture *capture_open(const char *path, uint16_t linktype, const char *if_name,
-			     const char *if_desc)
-{
-	struct capture *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->f = fopen(path, "wb");
-	c->path = strdup(path);
-	if (!c->f || !c->path) {
-		if (c->f)
-			fclose(c->f);
-		free(c->path);
-		free(c);
-		return NULL;
-	}
-	capture_headers(c, linktype, if_name, if_desc);
-	return c;
-}
-
-struct capture *capture_open_env(const char *who, const char *if_name, const char *preset)
-{
-	const char *path = getenv(CAPTURE_ENV);
-	char desc[256];
-	struct capture *c;
-
-	if (!path || !*path)
-		return NULL;
-	snprintf(desc, sizeof(desc), "phyllo frames, preset %s, from %s (userspace stack): "
-		 "one COBS chunk per packet, delimiters removed", preset, who);
-	c = capture_open(path, CAPTURE_LINKTYPE_FRAMES, if_name, desc);
-	if (!c) {
-		fprintf(stderr, "%s: %s=%s: cannot write it: %s\n", who, CAPTURE_ENV, path,
-			strerror(errno));
-		exit(1);
-	}
-	return c;
-}
-
-static uint64_t capture_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-void capture_packet(struct capture *c, enum capture_dir dir, uint64_t ts_us,
-		    const uint8_t *data, size_t n, size_t orig_len)
-{
-	static uint8_t b[CAPTURE_SNAP + 64];
-	size_t k = 8, pad;
-
-	if (n > CAPTURE_SNAP)
-		n = CAPTURE_SNAP;
-	pad = (4 - n % 4) % 4;
-	k += put32(b + k, 0);				/* interface 0 */
-	k += put32(b + k, (uint32_t)(ts_us >> 32));
-	k += put32(b + k, (uint32_t)ts_us);
-	k += put32(b + k, (uint32_t)n);
-	k += put32(b + k, (uint32_t)orig_len);
-	memcpy(b + k, data, n);
-	memset(b + k + n, 0, pad);
-	k += n + pad;
-	if (dir != CAPTURE_NONE) {
-		uint8_t flags[4];
-
-		put32(flags, dir);			/* epb_flags: direction */
-		k += put_opt(b + k, 2, flags, 4);
-	}
-	block_write(c, b, 6, k);
-}
-
-void capture_bytes(struct capture *c, enum capture_dir dir, const uint8_t *b, size_t n)
-{
-	struct capture_chunk *ch;
-	size_t i;
-
-	if (!c || (dir != CAPTURE_IN && dir != CAPTURE_OUT))
-		return;
-	ch = &c->dir[dir - 1];
-	for (i = 0; i < n; i++) {
-		if (b[i]) {
-			if (ch->len < CAPTURE_SNAP)
-				ch->buf[ch->len] = b[i];
-			ch->len++;
-		} else if (ch->len) {
-			capture_packet(c, dir, capture_now_us(), ch->buf, ch->len, ch->len);
-			ch->len = 0;
-		}
-	}
-}
-
-int capture_close(struct capture *c)
-{
-	int ret;
-
-	if (!c)
-		return 0;
-	ret = fclose(c->f) || c->failed;
-	if (ret)
-		fprintf(stderr, "phyllo: writing the capture %s failed\n", c->path);
-	free(c->path);
-	free(c);
-	return ret;
-}
-
-/* ---- phyllo capture ---- */
 
 static volatile sig_atomic_t capture_stop;
 
@@ -254,7 +62,7 @@ static void capture_usage(FILE *f)
 	      "                      at Ctrl-C)\n"
 	      "  -- COMMAND          run COMMAND meanwhile; without --device it is a\n"
 	      "                      userspace stack (phyllo peer ...) run with\n"
-	      "                      " CAPTURE_ENV "=FILE: it writes its own frames, both\n"
+	      "                      " PHYLLO_CAPTURE_ENV "=FILE: it writes its own frames, both\n"
 	      "                      directions, as the stack sees them\n", f);
 }
 
@@ -400,17 +208,17 @@ static void trace_stop(struct capture_trace *t)
 }
 
 /* Which way an event's frame went. */
-static enum capture_dir event_dir(const char *name)
+static enum phyllo_capture_dir event_dir(const char *name)
 {
 	if (!strncmp(name, "phyllo_rx_", 10) || !strcmp(name, "phyllo_queue_drop"))
-		return CAPTURE_IN;
+		return PHYLLO_CAPTURE_IN;
 	if (!strncmp(name, "phyllo_tx_", 10) || !strcmp(name, "phyllo_retransmit"))
-		return CAPTURE_OUT;
-	return CAPTURE_NONE;
+		return PHYLLO_CAPTURE_OUT;
+	return PHYLLO_CAPTURE_NONE;
 }
 
 /* One trace_pipe line: "TASK-PID [CPU] FLAGS SECS.USECS: NAME: FIELDS". */
-static void trace_line(struct capture *c, const struct capture_trace *t, char *line)
+static void trace_line(struct phyllo_capture *c, const struct capture_trace *t, char *line)
 {
 	char *name = strstr(line, ": phyllo_"), *colon, *ts;
 	char rec[1024];
@@ -432,12 +240,12 @@ static void trace_line(struct capture *c, const struct capture_trace *t, char *l
 		return;
 	if ((size_t)n >= sizeof(rec))
 		n = sizeof(rec) - 1;
-	capture_packet(c, event_dir(name), (uint64_t)((int64_t)(secs * 1e6) + t->mono_to_real_us),
+	phyllo_capture_packet(c, event_dir(name), (uint64_t)((int64_t)(secs * 1e6) + t->mono_to_real_us),
 		       (const uint8_t *)rec, (size_t)n, (size_t)n);
 }
 
 /* Read what trace_pipe has now; returns the events written. */
-static unsigned long trace_drain(struct capture *c, struct capture_trace *t)
+static unsigned long trace_drain(struct phyllo_capture *c, struct capture_trace *t)
 {
 	unsigned long events = 0;
 	ssize_t r;
@@ -465,7 +273,7 @@ static pid_t capture_spawn(char **cmd, const char *file, bool env)
 
 	if (pid == 0) {
 		if (env)
-			setenv(CAPTURE_ENV, file, 1);
+			setenv(PHYLLO_CAPTURE_ENV, file, 1);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "phyllo capture: cannot run %s: %s\n", cmd[0], strerror(errno));
 		_exit(127);
@@ -477,7 +285,7 @@ static pid_t capture_spawn(char **cmd, const char *file, bool env)
 
 /* Wait for the child, the timeout or a signal, draining the trace; the
  * exit status. */
-static int capture_wait(struct capture *c, struct capture_trace *t, pid_t child,
+static int capture_wait(struct phyllo_capture *c, struct capture_trace *t, pid_t child,
 			unsigned long timeout_s, unsigned long *events)
 {
 	uint64_t end = timeout_s ? util_now_us() + (uint64_t)timeout_s * 1000000u : 0;
@@ -507,7 +315,7 @@ static int capture_wait(struct capture *c, struct capture_trace *t, pid_t child,
 static int capture_device(const struct capture_opts *o)
 {
 	struct capture_trace t = { .pipe = -1 };
-	struct capture *c = NULL;
+	struct phyllo_capture *c = NULL;
 	unsigned long events = 0;
 	char name[32], desc[160];
 	pid_t child = 0;
@@ -520,7 +328,7 @@ static int capture_device(const struct capture_opts *o)
 		 "tracefs): one event per packet, as text", unit);
 	if (trace_start(&t, unit))
 		goto out;
-	c = capture_open(o->file, CAPTURE_LINKTYPE_EVENTS, name, desc);
+	c = phyllo_capture_open(o->file, PHYLLO_CAPTURE_LINKTYPE_EVENTS, name, desc);
 	if (!c) {
 		fprintf(stderr, "phyllo capture: %s: %s\n", o->file, strerror(errno));
 		goto out;
@@ -531,7 +339,7 @@ static int capture_device(const struct capture_opts *o)
 	fprintf(stderr, "phyllo capture: %lu events of phyllo%d in %s\n", events, unit, o->file);
 out:
 	trace_stop(&t);
-	if (capture_close(c))
+	if (phyllo_capture_close(c))
 		ret = 1;
 	return ret;
 }

@@ -72,7 +72,7 @@ struct peer {
 	struct phyllo_stack st;
 	struct link_io io;
 	struct fault *fault;
-	struct capture *cap;	/* $PHYLLO_CAPTURE: the frames the stack sees */
+	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE: the frames the stack sees */
 	uint8_t *tx;
 	size_t txlen, txcap;
 	uint8_t txframe[PHYLLO_WIRE_MAX + 16];
@@ -138,7 +138,7 @@ static void stack_out(void *ctx, const uint8_t *buf, uint16_t n)
 {
 	struct peer *p = ctx;
 
-	capture_bytes(p->cap, CAPTURE_OUT, buf, n);
+	phyllo_capture_bytes(p->cap, PHYLLO_CAPTURE_OUT, buf, n);
 	if (!p->fault) {
 		tx_append(p, buf, n);
 		return;
@@ -279,7 +279,7 @@ static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
 {
 	uint16_t used = 0;
 
-	capture_bytes(p->cap, CAPTURE_IN, b, n);
+	phyllo_capture_bytes(p->cap, PHYLLO_CAPTURE_IN, b, n);
 	/* After a crash the bytes the injector already passed on are still
 	 * counted (its counts stay comparable), and nothing is done. */
 	while (used < n) {
@@ -891,7 +891,8 @@ static int peer_setup(struct peer *p)
 	/* the settings are good: only now touch the link */
 	if (link_open(&p->o.link, &p->io))
 		return -1;
-	p->cap = capture_open_env("phyllo peer", p->io.name, util_preset_name(p->o.preset));
+	if (phyllo_capture_open_env(&p->cap, "phyllo peer", p->io.rfd, p->io.name, p->o.preset))
+		return -1;
 	if (p->o.link.pty_link)
 		fprintf(stderr, "phyllo peer: pty %s linked at %s\n", p->io.name, p->o.link.pty_link);
 	if (p->o.role == ROLE_CLIENT && client_init(&p->cl, &p->o.payload, p->o.count, p->o.window))
@@ -952,7 +953,7 @@ int peer_main(int argc, char **argv)
 			"and not answered are lost\n", (unsigned long long)p.echoed,
 			peer_unanswered(&p));
 	peer_report(&p);
-	capture_close(p.cap);
+	phyllo_capture_close(p.cap);
 	link_close(&p.io);
 	if (ret)
 		return ret > 0 ? ret : 1;

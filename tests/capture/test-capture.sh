@@ -8,7 +8,8 @@
 #  2. A lossy session: an echo peer and a client, faults injected on both
 #     sides both ways (drops, duplicates, 1-8 bit corruption that hits
 #     delimiters too), each capturing itself (the client through
-#     `phyllo capture -- ...`, the echo through PHYLLO_CAPTURE). Each
+#     `phyllo capture -- ...`, the echo through PHYLLO_CAPTURE), and
+#     `phyllo echo --tty` (libphyllo's tty transport) against another. Each
 #     capture, dissected, must show as many frames, receive errors of each
 #     class, bad CRCs, NAKs, pure ACKs and retransmissions as the stats
 #     that peer printed; the session must have had some of each.
@@ -52,6 +53,28 @@ stat() { sed -n "s/.*\"stats\":{[^}]*\"$1\":\([0-9]*\).*/\1/p" "$2"; }
 for side in client echo; do
 	py session "$lua" "$dir/$side.pcapng" "$dir/$side.json"
 done
+# libphyllo's tty transport (`phyllo echo --tty`) capturing itself, against
+# a lossy echo peer; its JSON line carries the library's counters.
+PHYLLO_CAPTURE=$dir/peer2.pcapng "$bin" peer --echo --pty "$dir/pty2" $faults --seed 13 \
+	>/dev/null 2>"$dir/echo2.err" &
+echo2_pid=$!
+pids="$pids $echo2_pid"
+i=0
+while [ ! -e "$dir/pty2" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if PHYLLO_CAPTURE=$dir/lib.pcapng "$bin" echo --tty "$dir/pty2" -n "$count" --json \
+	>"$dir/lib.json" 2>"$dir/err"; then
+	ok "phyllo echo --tty (libphyllo), $count echoes, capturing"
+else
+	bad "phyllo echo --tty (libphyllo), $count echoes, capturing"
+fi
+PHYLLO_CAPTURE=$dir/nodir/x.pcapng "$bin" echo --tty "$dir/pty2" -n 1 -t 1 >"$dir/out" 2>"$dir/err"
+[ $? != 0 ] && grep -q "PHYLLO_CAPTURE=.*cannot write" "$dir/err" &&
+	ok "libphyllo: an unwritable PHYLLO_CAPTURE fails the open, said" ||
+	bad "libphyllo: an unwritable PHYLLO_CAPTURE fails the open, said"
+kill "$echo2_pid" 2>/dev/null
+wait "$echo2_pid" 2>/dev/null
+py session "$lua" "$dir/lib.pcapng" "$dir/lib.json"
+
 # The session must have exercised what the counts compare.
 for f in rx_crc tx_naks tx_retransmits rx_framing; do
 	n=$(( $(stat $f "$dir/client.json") + $(stat $f "$dir/echo.json") ))

@@ -71,6 +71,7 @@ struct phyllo {
 	size_t txlen;
 	bool held;			/* the core holds the link: queue full */
 	uint32_t reset_lost_seen;
+	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE (lib_capture.h) */
 };
 
 /* What a transport does; every function returns >= 0 or -errno. */

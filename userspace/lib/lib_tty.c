@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lib.h"
+#include "lib_capture.h"
 
 static const struct { unsigned long baud; speed_t c; } lib_bauds[] = {
 	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
@@ -69,6 +70,7 @@ static void t_out(void *ctx, const uint8_t *b, uint16_t n)
 		return;
 	memcpy(h->tx + h->txlen, b, n);
 	h->txlen += n;
+	phyllo_capture_bytes(h->cap, PHYLLO_CAPTURE_OUT, b, n);
 }
 
 static bool t_room(const struct phyllo *h, size_t need)
@@ -148,6 +150,7 @@ static void t_feed(struct phyllo *h, const uint8_t *b, uint16_t n, uint32_t now)
 {
 	uint16_t used = 0;
 
+	phyllo_capture_bytes(h->cap, PHYLLO_CAPTURE_IN, b, n);
 	while (used < n) {
 		struct phyllo_unit u;
 		bool got;
@@ -292,6 +295,8 @@ static void t_close(struct phyllo *h)
 		if (h->st.arq.ack_pending || h->txlen)
 			phyllo_lib_wait(h, phyllo_lib_now_ms() + 5);
 	}
+	phyllo_capture_close(h->cap);
+	h->cap = NULL;
 }
 
 const struct lib_transport phyllo_lib_tty_transport = {
@@ -399,6 +404,9 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 	ret = phyllo_stack_init(&h->st, h->preset, &cfg, &out, nonce, (uint32_t)phyllo_lib_now_ms());
 	if (ret)
 		return -phyllo_lib_errno(ret);
+	ret = phyllo_capture_open_env(&h->cap, "libphyllo", h->io_fd, NULL, h->preset);
+	if (ret)
+		return ret;
 	t_events(h);
 	return t_service(h);
 }
