@@ -25,10 +25,11 @@ repo=$(cd "$here/../.." && pwd)
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
-# divhelpers_check CROSS OBJ LOG: fail if OBJ needs (CROSS's nm -u), or
-# LOG (modpost's output) names, a 64-bit division helper.
+# divhelpers_check CROSS OBJ LOG: 1 if OBJ needs (CROSS's nm -u), or LOG
+# (modpost's output) names, a 64-bit division helper; 2 if nm fails.
 divhelpers_check() {
-	found=$("${1}nm" -u "$2" | grep -wE "$divhelpers" || true)
+	syms=$("${1}nm" -u "$2") || return 2
+	found=$(printf '%s\n' "$syms" | grep -wE "$divhelpers" || true)
 	[ -z "$3" ] || found="$found$(grep -wE "$divhelpers" "$3" || true)"
 	[ -z "$found" ] && return 0
 	echo "module: $2 needs a 64-bit division helper: $found" >&2
@@ -41,10 +42,12 @@ for name in "$@"; do
 		printf 'unsigned long long f(unsigned long long a, unsigned long long b) { return a / b; }\n' \
 			>"$build/divhelper.c"
 		arm-linux-gnueabihf-gcc -O2 -c "$build/divhelper.c" -o "$build/divhelper.o"
-		if divhelpers_check arm-linux-gnueabihf- "$build/divhelper.o" "" 2>/dev/null; then
-			echo "module: the division-helper check missed __aeabi_uldivmod" >&2
+		rc=0
+		divhelpers_check arm-linux-gnueabihf- "$build/divhelper.o" "" 2>/dev/null || rc=$?
+		[ $rc = 1 ] || {
+			echo "module: the division-helper check missed __aeabi_uldivmod (rc $rc)" >&2
 			exit 1
-		fi
+		}
 		break ;;
 	esac
 done
