@@ -11,7 +11,8 @@
 #   make arduino-examples every example, Uno and Micro, arduino-builder, from the
 #                         clone and from the zip (part of test-firmware)
 #   make test-arduino     the library's C++ layer on the host (tests/arduino)
-#   make flash BOARD=uno|micro [PORT=/dev/ttyACM0] [FIRMWARE=standard]
+#   make flash BOARD=uno|nano|nano-old|micro [PORT=/dev/ttyACM0] [FIRMWARE=...]
+#                         [BOOT_PORT=...]: avrdude only (firmware/flash.sh)
 #
 # A build is BOARD-PRESET[-VARIANT]; its flags are FW_FLAGS_<name>.
 
@@ -80,19 +81,36 @@ deps-avr:
 firmware: deps-avr $(FW_ELFS) $(FW_ELFS:.elf=.hex)
 	@firmware/size-table.sh $(FW_ELFS) | tee $(FW_BUILD)/size.txt
 
-# Flash real hardware. The Uno's optiboot listens at 115200; the Micro's
-# Caterina bootloader is entered by opening the port at 1200 baud.
-BOARD    ?= uno
-FIRMWARE ?= standard
-PORT     ?= /dev/ttyACM0
-FW_AVRDUDE_uno   := -p atmega328p -c arduino -b 115200
-FW_AVRDUDE_micro := -p atmega32u4 -c avr109 -b 57600
-# The Micro's bootloader may come up on another ttyACM: pass it as PORT then.
-flash: $(FW_BUILD)/$(BOARD)-$(FIRMWARE)/phyllo-$(BOARD)-$(FIRMWARE).hex | deps-arduino
-ifeq ($(BOARD),micro)
-	stty -F $(PORT) 1200 && sleep 2
-endif
-	avrdude $(FW_AVRDUDE_$(BOARD)) -P $(PORT) -D -U flash:w:$<:i
+# Flash real hardware with avrdude alone (firmware/flash.sh; deps.sh flash).
+# BOARD: uno, nano (optiboot, 115200), nano-old (the old bootloader,
+# 57600), micro. The Uno and Nano take the Uno's builds (FIRMWARE: standard,
+# reduced, minimal, standard-1m). The bare Micro firmware talks on pins 0/1
+# (USB off), so by default the Micro gets the Arduino library's Echo sketch
+# built for it, whose link is its USB serial port (what PORT names);
+# FIRMWARE=standard (or another) flashes the bare UART build instead. The
+# Micro's bootloader may come up on another port: BOOT_PORT names it, else
+# flash.sh finds it.
+BOARD     ?= uno
+FIRMWARE  ?= $(if $(filter micro,$(BOARD)),usb,standard)
+PORT      ?= /dev/ttyACM0
+BOOT_PORT ?=
+FW_FLASH_BUILD = $(if $(filter uno nano nano-old,$(BOARD)),uno,$(BOARD))
+FW_FLASH_HEX = $(strip $(if $(filter usb,$(FIRMWARE)),$(BUILD)/arduino/out/$(BOARD)/Echo.hex,\
+	$(FW_BUILD)/$(FW_FLASH_BUILD)-$(FIRMWARE)/phyllo-$(FW_FLASH_BUILD)-$(FIRMWARE).hex))
+.PHONY: deps-flash
+deps-flash:
+	@scripts/deps.sh flash
+
+flash: deps-avr deps-flash
+	@case "$(BOARD)" in uno|nano|nano-old|micro) ;; *) echo "make flash: BOARD=$(BOARD): \
+boards are uno, nano, nano-old (57600, the old bootloader), micro"; exit 2 ;; esac
+	@$(MAKE) --no-print-directory $(FW_FLASH_HEX)
+	firmware/flash.sh $(BOARD) $(FW_FLASH_HEX) $(PORT) $(BOOT_PORT)
+
+# The Arduino library's Echo sketch as a hex, for `make flash BOARD=micro`.
+$(BUILD)/arduino/out/%/Echo.hex: FORCE
+	@$(MAKE) --no-print-directory arduino-examples
+	avr-objcopy -O ihex -R .eeprom $(BUILD)/arduino/out/$*/Echo.elf $@
 
 # ---- simulator harness (host) ------------------------------------------
 FW_SIM      := $(HOST)/phyllo-simavr
@@ -173,6 +191,10 @@ arduino-examples: arduino-zip
 	@firmware/arduino/build-examples.sh $(ARD_CLONE) $(BUILD)/arduino/out-clone $(ARD_CACHE) $(ARD_BOARDS)
 	@echo "Arduino examples, arduino-builder, the library from $(notdir $(ARD_ZIP)):"
 	@firmware/arduino/build-examples.sh $(ARD_UNZIP) $(BUILD)/arduino/out $(ARD_CACHE) $(ARD_BOARDS)
+	@echo "The sketch of firmware/README.md, as written there:"
+	@rm -rf $(BUILD)/arduino/readme && firmware/arduino/readme-sketch.sh $(BUILD)/arduino/readme
+	@SKETCHES=$(BUILD)/arduino/readme/Readme/ firmware/arduino/build-examples.sh $(ARD_UNZIP) \
+		$(BUILD)/arduino/out-readme $(ARD_CACHE) uno
 
 # The library's C++ layer on the host (ASan, UBSan), from the library's own
 # files (forwarders included) with a stand-in Arduino.h: tests/arduino/.

@@ -9,6 +9,7 @@
 # a symlink to a clone's firmware/arduino). Each example's ELF is copied to
 # OUT/BOARD/NAME.elf and its avr-size printed: flash is .text + .data,
 # static RAM .data + .bss. CACHE keeps the compiled Arduino core.
+# SKETCHES (sketch folders, each ending in /) replaces the examples.
 set -e
 libs=$(cd "$1" && pwd)
 out=$2
@@ -27,7 +28,7 @@ cxxflags="-DDECIMAL_DIG=__DECIMAL_DIG__ -Wundef -Wshadow"
 failed=0
 for board in "$@"; do
 	mkdir -p "$out/$board"
-	for d in "$libs"/Phyllo/examples/*/; do
+	for d in ${SKETCHES:-"$libs"/Phyllo/examples/*/}; do
 		name=$(basename "$d")
 		bp=$out/$board/$name.build
 		log=$out/$board/$name.log

@@ -1,7 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # stage.sh DEST - lay out the Arduino library as the zip carries it:
-#   DEST/library.properties, keywords.txt, examples/ and src/.
+#   DEST/library.properties, keywords.txt, README.md, LICENSE (both texts
+#   of GPL-2.0-only OR MIT), examples/ and src/. Fails when
+#   library.properties' version is not the project's (debian/changelog's,
+#   without a Debian revision).
 # In the repository, src/ holds forwarders for the files it shares with
 # the firmware (a core source or the node: one line that includes the
 # file itself by a relative path), so the library builds straight from a
@@ -17,9 +20,23 @@ lib=$top/firmware/arduino
 dest=$1
 fail() { echo "stage.sh: $*" >&2; exit 1; }
 
+# one version: the library's is the project's (debian/changelog)
+version=$(sed -n '1s/^[^(]*(\([^)-]*\).*/\1/p' "$top/debian/changelog")
+grep -qx "version=$version" "$lib/library.properties" ||
+	fail "library.properties says $(grep '^version=' "$lib/library.properties"), the project $version"
 rm -rf "$dest"
 mkdir -p "$dest/src"
-cp "$lib/library.properties" "$lib/keywords.txt" "$dest/"
+cp "$lib/library.properties" "$lib/keywords.txt" "$lib/README.md" "$dest/"
+# the licence, both texts
+{
+	echo "The Phyllo Arduino library is licensed GPL-2.0-only OR MIT, at your choice."
+	echo
+	echo "==== MIT ===="
+	cat "$top/LICENSES/MIT.txt"
+	echo
+	echo "==== GPL-2.0-only ===="
+	cat "$top/LICENSES/GPL-2.0-only.txt"
+} >"$dest/LICENSE"
 cp -r "$lib/examples" "$dest/"
 for f in "$lib"/src/*; do
 	name=$(basename "$f")
