@@ -24,6 +24,7 @@ for group in "$@"; do
 	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;
 	megaavr) pkgs="$pkgs debootstrap util-linux gcc libc6-dev" ;;
 	cortexm-flash) pkgs="$pkgs teensy-loader-cli bossa-cli" ;;
+	flash)   pkgs="$pkgs avrdude" ;;
 	# tshark asks whether non-root users may capture: no (preseeded)
 	capture) pkgs="$pkgs tshark debconf"; preseed="wireshark-common wireshark-common/install-setuid boolean false" ;;
 	*) echo "deps.sh: unknown group '$group'" >&2; exit 2 ;;
