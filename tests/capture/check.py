@@ -359,8 +359,18 @@ def kernel(lua, pcap, before_file, after_file):
         return d.get("stats", d)
     b, a = load(before_file), load(after_file)
     delta = {k: a[k] - b[k] for k in a if k in b}
-    ev = packets_fields(dissect(lua, pcap))
+    doc = dissect(lua, pcap)
+    ev = packets_fields(doc)
     ok(len(ev) > 0, "kernel: %d trace events captured" % len(ev))
+    ts = [float(p["_source"]["layers"]["frame"]["frame.time_epoch"]) for p in doc]
+    ok(all(a <= b for a, b in zip(ts, ts[1:])), "kernel: the events' times never go back")
+    dirs = {}
+    for p, fields in zip(doc, ev):
+        d = p["_source"]["layers"]["frame"].get("frame.packet_flags_tree", {}).get(
+            "frame.packet_flags_direction", "0")
+        dirs.setdefault(first(fields, "phyllo_event.name"), set()).add(int(d, 0))
+    ok(dirs.get("phyllo_rx_frame") == {1} and dirs.get("phyllo_tx_frame") == {2},
+       "kernel: every received frame inbound, every sent frame outbound", repr(dirs))
 
     def n(name, key=None, val=None):
         return sum(1 for p in ev if first(p, "phyllo_event.name") == name and
