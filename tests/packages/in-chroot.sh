@@ -43,12 +43,13 @@ done
 for f in /usr/bin/phyllo /usr/share/man/man1/phyllo.1.gz /usr/share/man/man4/phyllo.4.gz \
 	/usr/share/man/man3/libphyllo.3.gz /usr/share/man/man3/phyllo_open.3.gz \
 	/usr/lib/udev/rules.d/70-phyllo.rules /usr/lib/systemd/system/phyllo-attach@.service \
-	/usr/include/libphyllo.h; do
+	/usr/include/libphyllo.h /usr/share/bash-completion/completions/phyllo \
+	/usr/share/phyllo/wireshark/phyllo.lua; do
 	[ -e "$f" ] || bad "no $f"
 done
 grep -q '^ExecStart=/usr/bin/phyllo attach' /usr/lib/systemd/system/phyllo-attach@.service ||
 	bad "the unit does not run /usr/bin/phyllo"
-ok "the tool, its man pages, libphyllo(3), the udev rule and the systemd unit are installed"
+ok "the tool, its man pages, libphyllo(3), bash completion, the dissector, the udev rule and the systemd unit are installed"
 v=$(phyllo --version 2>&1 | head -1)
 [ -n "$v" ] && ok "phyllo --version: $v" || bad "phyllo --version"
 
