@@ -24,6 +24,10 @@ for p in $pkgs; do q="$q $p:$arch"; done
 uris=$("$here/arm-apt.sh" bookworm apt-get download -q --print-uris $q | awk '{print $2}')
 [ -n "$uris" ] || { echo "arm-userland: no $pkgs for $arch in bookworm" >&2; exit 1; }
 d=$cache/debian/userland-$arch-$(echo "$uris" | md5sum | cut -c1-12)
+# Two runs sharing the cache fetch it once.
+mkdir -p "${d%/*}"
+exec 9>"$d.lock"
+flock 9
 if [ ! -f "$d/.phyllo-unpacked" ]; then
 	echo "arm-userland: fetching$q" >&2
 	rm -rf "$d.tmp"

@@ -81,6 +81,10 @@ arm64-6.1 | armmp-6.1 | armmp-lpae-6.1 | arm64-6.12 | armmp-6.12 | armmp-lpae-6.
 		dpkg-deb --fsys-tarfile linux-image-*.deb | tar -x -C ../root ./boot
 		rm linux-image-*.deb
 	}
+	# Two runs sharing the cache (two checkouts' make check) fetch it once.
+	mkdir -p "${d%/*}"
+	exec 9>"$d.lock"
+	flock 9
 	if [ ! -f "$d/.phyllo-unpacked" ]; then
 		common=$(depends "$hdr:$kdebarch" | grep '^linux-headers-.*-common')
 		kbuild=$(depends "$hdr:$kdebarch" | grep '^linux-kbuild-')
