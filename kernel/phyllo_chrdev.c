@@ -9,8 +9,9 @@
  *  2. This file is the only one touching userspace memory. Structs going
  *     out are zeroed first; structs coming in with a nonzero reserved word
  *     are rejected with EINVAL.
- *  3. sysfs: /sys/class/phyllo/phylloN/tty and statistics/<counter>; the
- *     device's parent is the tty's device when the tty has one.
+ *  3. sysfs: /sys/class/phyllo/phylloN/tty, statistics/<counter> and
+ *     config/<setting> (writable, CAP_NET_ADMIN); the device's parent is
+ *     the tty's device when the tty has one.
  */
 #include <linux/capability.h>
 #include <linux/cdev.h>
@@ -24,6 +25,13 @@
 #include "phyllo_link.h"
 
 #define PHYLLO_MINORS	256
+
+/* The ABI: every struct of uapi/phyllo.h keeps its size (__u32 words). */
+static_assert(sizeof(struct phyllo_link_config) == 64);
+static_assert(sizeof(struct phyllo_link_state) == 64);
+static_assert(sizeof(struct phyllo_link_stats) == 160);
+static_assert(sizeof(struct phyllo_subscription) == 48);
+static_assert(sizeof(struct phyllo_file_stats) == 64);
 
 static dev_t phyllo_devt;
 static struct cdev phyllo_cdev;
@@ -62,25 +70,18 @@ static int phyllo_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+static int phyllo_copy_out(void *ctx, const u8 *data, size_t len)
+{
+	return copy_to_user((char __user *)ctx, data, len) ? -EFAULT : 0;
+}
+
+/* Nothing is lost to a bad buffer: on EFAULT the unit stays first. */
 static ssize_t phyllo_read(struct file *file, char __user *buf, size_t count,
 			   loff_t *ppos)
 {
-	struct phyllo_rxunit *ru;
-	ssize_t ret;
-	int err;
-
-	ru = phyllo_file_recv(file->private_data, count,
-			      file->f_flags & O_NONBLOCK, &err);
-	if (!ru)
-		return err;
-	if (copy_to_user(buf, ru->data, ru->len)) {
-		/* Nothing is lost to a bad buffer: the unit stays first. */
-		phyllo_file_unread(file->private_data, ru);
-		return -EFAULT;
-	}
-	ret = ru->len;
-	kfree(ru);
-	return ret;
+	return phyllo_file_read(file->private_data, count,
+				file->f_flags & O_NONBLOCK, phyllo_copy_out,
+				(void __force *)buf);
 }
 
 static ssize_t phyllo_write(struct file *file, const char __user *buf,
@@ -242,6 +243,7 @@ static struct dev_ext_attribute phyllo_stat_attrs[] = {
 	PHYLLO_STAT(rx_tty_errors), PHYLLO_STAT(rx_queue_drops),
 	PHYLLO_STAT(rx_unclaimed), PHYLLO_STAT(tx_overruns),
 };
+
 static_assert(ARRAY_SIZE(phyllo_stat_attrs) == PHYLLO_STATS_FIELDS + 4);
 
 static struct attribute *phyllo_stat_list[ARRAY_SIZE(phyllo_stat_attrs) + 1];
@@ -249,6 +251,71 @@ static struct attribute *phyllo_stat_list[ARRAY_SIZE(phyllo_stat_attrs) + 1];
 static const struct attribute_group phyllo_stat_group = {
 	.name = "statistics",
 	.attrs = phyllo_stat_list,
+};
+
+/*
+ * config/<setting>: one word of the link's struct phyllo_link_config each.
+ * Writing one (CAP_NET_ADMIN) is PHYLLO_IOC_SET_CONFIG with that word
+ * changed: a protocol word starts a new session, a receive policy word
+ * does not; a value out of range fails with EINVAL and changes nothing.
+ */
+static ssize_t phyllo_cfg_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
+	struct phyllo_link *link = dev_get_drvdata(dev);
+	u32 value;
+
+	mutex_lock(&link->lock);
+	memcpy(&value, (u8 *)&link->cfg + (uintptr_t)ea->var, sizeof(value));
+	mutex_unlock(&link->lock);
+	return sysfs_emit(buf, "%u\n", value);
+}
+
+static ssize_t phyllo_cfg_store(struct device *dev,
+				struct device_attribute *attr, const char *buf,
+				size_t count)
+{
+	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
+	struct phyllo_link *link = dev_get_drvdata(dev);
+	struct phyllo_link_config cfg;
+	u32 value;
+	int ret;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	ret = kstrtou32(buf, 0, &value);
+	if (ret)
+		return ret;
+	mutex_lock(&link->lock);
+	cfg = link->cfg;
+	mutex_unlock(&link->lock);
+	memcpy((u8 *)&cfg + (uintptr_t)ea->var, &value, sizeof(value));
+	ret = phyllo_link_configure(link, &cfg);
+	return ret ? ret : count;
+}
+
+#define PHYLLO_CFG_ATTR(f) { __ATTR(f, 0644, phyllo_cfg_show, phyllo_cfg_store), \
+			     (void *)offsetof(struct phyllo_link_config, f) }
+
+static struct dev_ext_attribute phyllo_cfg_attrs[] = {
+	PHYLLO_CFG_ATTR(preset), PHYLLO_CFG_ATTR(window),
+	PHYLLO_CFG_ATTR(rto_min_ms), PHYLLO_CFG_ATTR(rto_max_ms),
+	PHYLLO_CFG_ATTR(rto_init_ms), PHYLLO_CFG_ATTR(ack_delay_ms),
+	PHYLLO_CFG_ATTR(max_retries), PHYLLO_CFG_ATTR(flags),
+	PHYLLO_CFG_ATTR(rxq_units), PHYLLO_CFG_ATTR(rxq_bytes),
+	PHYLLO_CFG_ATTR(rxq_link_bytes), PHYLLO_CFG_ATTR(max_files),
+	PHYLLO_CFG_ATTR(rxq_stall_ms),
+};
+
+static_assert(ARRAY_SIZE(phyllo_cfg_attrs) ==
+	      offsetof(struct phyllo_link_config, reserved) / sizeof(__u32));
+
+static struct attribute *phyllo_cfg_list[ARRAY_SIZE(phyllo_cfg_attrs) + 1];
+
+static const struct attribute_group phyllo_cfg_group = {
+	.name = "config",
+	.attrs = phyllo_cfg_list,
 };
 
 static struct attribute *phyllo_dev_attrs[] = {
@@ -263,6 +330,7 @@ static const struct attribute_group phyllo_dev_group = {
 static const struct attribute_group *phyllo_dev_groups[] = {
 	&phyllo_dev_group,
 	&phyllo_stat_group,
+	&phyllo_cfg_group,
 	NULL,
 };
 
@@ -318,10 +386,14 @@ int phyllo_chrdev_init(void)
 
 	for (i = 0; i < ARRAY_SIZE(phyllo_stat_attrs); i++)
 		phyllo_stat_list[i] = &phyllo_stat_attrs[i].attr.attr;
+	for (i = 0; i < ARRAY_SIZE(phyllo_cfg_attrs); i++)
+		phyllo_cfg_list[i] = &phyllo_cfg_attrs[i].attr.attr;
 	ret = alloc_chrdev_region(&phyllo_devt, 0, PHYLLO_MINORS, "phyllo");
 	if (ret)
 		return ret;
 	cdev_init(&phyllo_cdev, &phyllo_fops);
+	/* chrdev_open() pins the module through the cdev before fops_get(). */
+	phyllo_cdev.owner = THIS_MODULE;
 	ret = cdev_add(&phyllo_cdev, phyllo_devt, PHYLLO_MINORS);
 	if (ret)
 		goto err_region;

@@ -70,14 +70,11 @@ static struct phyllo_link *glue_link_cfg(struct kunit *test, int i,
 					 u32 rxq_units)
 {
 	struct glue_ctx *ctx = test->priv;
-	struct phyllo_rx_limits lim;
-	struct phyllo_link_config def;
 	struct phyllo_link *link;
 
-	phyllo_config_default(&def, &lim);
 	if (rxq_units)
-		lim.units = rxq_units;
-	link = phyllo_link_create(cfg, &lim);
+		cfg->rxq_units = rxq_units;
+	link = phyllo_link_create(cfg);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(link));
 	link->clock = glue_clock;
 	ctx->link[i] = link;
@@ -89,9 +86,8 @@ static struct phyllo_link *glue_link(struct kunit *test, int i, u32 preset,
 				     u32 rxq_units)
 {
 	struct phyllo_link_config cfg;
-	struct phyllo_rx_limits lim;
 
-	phyllo_config_default(&cfg, &lim);
+	phyllo_config_default(&cfg);
 	cfg.preset = preset;
 	return glue_link_cfg(test, i, &cfg, rxq_units);
 }
@@ -169,19 +165,16 @@ static ssize_t glue_send(struct phyllo_file *pf, u8 type, u8 seq, size_t n)
 	return phyllo_file_send(pf, unit, n, true);
 }
 
+static int glue_copy(void *ctx, const u8 *data, size_t len)
+{
+	memcpy(ctx, data, len);
+	return 0;
+}
+
 /* Receive one unit (non-blocking); returns its length or an errno. */
 static int glue_recv(struct phyllo_file *pf, u8 *out, size_t cap)
 {
-	struct phyllo_rxunit *ru;
-	int err, len;
-
-	ru = phyllo_file_recv(pf, cap, true, &err);
-	if (!ru)
-		return err;
-	memcpy(out, ru->data, ru->len);
-	len = ru->len;
-	kfree(ru);
-	return len;
+	return phyllo_file_read(pf, cap, true, glue_copy, out);
 }
 
 static void glue_state(struct phyllo_link *link, struct phyllo_link_state *st)
@@ -243,9 +236,7 @@ static struct kunit_suite errno_suite = {
 
 static void glue_default_cfg(struct phyllo_link_config *cfg)
 {
-	struct phyllo_rx_limits lim;
-
-	phyllo_config_default(cfg, &lim);
+	phyllo_config_default(cfg);
 }
 
 static void config_check_accepts_module_defaults(struct kunit *test)
@@ -262,7 +253,7 @@ static void config_check_rejects_nonzero_reserved(struct kunit *test)
 	struct phyllo_link_config cfg;
 
 	glue_default_cfg(&cfg);
-	cfg.reserved[7] = 1;
+	cfg.reserved[ARRAY_SIZE(cfg.reserved) - 1] = 1;
 	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
 }
 
@@ -306,13 +297,12 @@ static void config_check_rejects_unknown_flags_and_preset(struct kunit *test)
 
 static void link_create_rejects_bad_config(struct kunit *test)
 {
-	struct phyllo_rx_limits lim = { .units = 4, .bytes = 4096 };
 	struct phyllo_link_config cfg;
 	struct phyllo_link *link;
 
 	glue_default_cfg(&cfg);
 	cfg.max_retries = 256;
-	link = phyllo_link_create(&cfg, &lim);
+	link = phyllo_link_create(&cfg);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(link), -EINVAL);
 }
 
@@ -883,14 +873,11 @@ struct glue_sleeper {
 static int glue_sleeper_fn(void *arg)
 {
 	struct glue_sleeper *s = arg;
-	struct phyllo_rxunit *ru;
-	u8 unit[4] = { 0x10, 1, 2, 3 };
-	int err = 0;
+	u8 unit[4] = { 0x10, 1, 2, 3 }, got[PHYLLO_UNIT_MAX];
 
 	if (s->op == 0) {
-		ru = phyllo_file_recv(s->pf, PHYLLO_UNIT_MAX, false, &err);
-		s->ret = ru ? ru->len : err;
-		kfree(ru);
+		s->ret = phyllo_file_read(s->pf, sizeof(got), false, glue_copy,
+					  got);
 	} else if (s->op == 1) {
 		s->ret = phyllo_file_send(s->pf, unit, sizeof(unit), false);
 	} else {
@@ -1002,7 +989,6 @@ static struct kunit_suite link_suite = {
 	.exit = glue_exit,
 	.test_cases = link_cases,
 };
-
 
 /* ---- phyllo_glue_hostile: findings of the adversarial review ---- */
 
@@ -1142,6 +1128,7 @@ static void hostile_reconfigure_retires_units_in_flight(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 2), 2);
 	glue_lose(a);
 	glue_default_cfg(&cfg);
+	cfg.window = 3;		/* a protocol setting: a new session */
 	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
 	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
@@ -1220,7 +1207,7 @@ static void hostile_stalled_reader_stops_holding(struct kunit *test)
 			recvd++;
 	}
 	KUNIT_EXPECT_EQ(test, recvd, 6);
-	KUNIT_EXPECT_GE(test, glue_ms, 1000U + b->lim.stall_ms);
+	KUNIT_EXPECT_GE(test, glue_ms, 1000U + b->cfg.rxq_stall_ms);
 	memset(&fs, 0, sizeof(fs));
 	phyllo_file_stats(stall, &fs);
 	KUNIT_EXPECT_EQ(test, fs.rx_queued, 2U);
@@ -1237,8 +1224,8 @@ static void hostile_opens_and_link_memory_are_capped(struct kunit *test)
 	struct phyllo_link_stats st;
 	int err, i;
 
-	b->lim.files = 2;
-	b->lim.link_bytes = 2 * 253;
+	b->cfg.max_files = 2;
+	b->cfg.rxq_link_bytes = 2 * 253;
 	f1 = glue_file(test, 1, b);
 	f2 = glue_file(test, 2, b);
 	KUNIT_EXPECT_NULL(test, phyllo_file_open(b, &err));
@@ -1246,36 +1233,22 @@ static void hostile_opens_and_link_memory_are_capped(struct kunit *test)
 	for (i = 0; i < 3; i++)
 		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 200), 200);
 	glue_pump(a, b);
-	KUNIT_EXPECT_LE(test, b->rxq_bytes, b->lim.link_bytes);
+	KUNIT_EXPECT_LE(test, b->rxq_bytes, b->cfg.rxq_link_bytes);
 	glue_stats(b, &st);
-	KUNIT_EXPECT_EQ(test, st.rx_queue_drops, 4U);	/* 6 copies, 2 fit */
-	KUNIT_EXPECT_EQ(test, f1->rxq_units + f2->rxq_units, 2U);
+	/* a unit is held once for both files: two fit, the third is dropped */
+	KUNIT_EXPECT_EQ(test, st.rx_queue_drops, 2U);
+	KUNIT_EXPECT_EQ(test, f1->rxq_units + f2->rxq_units, 4U);
+	KUNIT_EXPECT_EQ(test, b->rxq_bytes, 2U * 200);
 }
 
-/* Finding 5: a read that faults puts the unit back; a detached link does
- * not report a unit number another link may have.
+/* Finding 5: a detached link does not report a unit number another link
+ * may have.
  */
-static void hostile_efault_keeps_unit_and_detach_forgets_unit(struct kunit *test)
+static void hostile_detach_forgets_unit(struct kunit *test)
 {
-	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
 	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
-	struct phyllo_file *fa = glue_file(test, 0, a);
-	struct phyllo_file *fb = glue_file(test, 1, b);
 	struct phyllo_link_state st;
-	struct phyllo_rxunit *ru;
-	u8 got[PHYLLO_UNIT_MAX];
-	int err;
 
-	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 7, 9), 9);
-	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 8, 9), 9);
-	glue_pump(a, b);
-	ru = phyllo_file_recv(fb, sizeof(got), true, &err);
-	KUNIT_ASSERT_NOT_NULL(test, ru);
-	phyllo_file_unread(fb, ru);		/* copy_to_user failed */
-	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 9);
-	KUNIT_EXPECT_EQ(test, got[1], 7);
-	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 9);
-	KUNIT_EXPECT_EQ(test, got[1], 8);
 	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(b, NULL), 0);
 	glue_state(b, &st);
 	KUNIT_EXPECT_NE(test, st.unit, PHYLLO_UNIT_NONE);
@@ -1320,7 +1293,7 @@ static void hostile_control_flood_then_normal_session(struct kunit *test)
 	}
 	glue_stats(a, &st);
 	KUNIT_EXPECT_EQ(test, st.tx_overruns, 0U);
-	KUNIT_EXPECT_LE(test, a->rxq_bytes, a->lim.link_bytes);
+	KUNIT_EXPECT_LE(test, a->rxq_bytes, a->cfg.rxq_link_bytes);
 	/* a new, honest peer: the session comes back */
 	glue_lose(b);
 	b = glue_link(test, 2, PHYLLO_CFG_STANDARD, 0);
@@ -1386,7 +1359,7 @@ static struct kunit_case hostile_cases[] = {
 	KUNIT_CASE(hostile_filtered_units_pass_a_full_file),
 	KUNIT_CASE(hostile_stalled_reader_stops_holding),
 	KUNIT_CASE(hostile_opens_and_link_memory_are_capped),
-	KUNIT_CASE(hostile_efault_keeps_unit_and_detach_forgets_unit),
+	KUNIT_CASE(hostile_detach_forgets_unit),
 	KUNIT_CASE(hostile_control_flood_then_normal_session),
 	{}
 };
@@ -1398,5 +1371,347 @@ static struct kunit_suite hostile_suite = {
 	.test_cases = hostile_cases,
 };
 
+/* ---- phyllo_glue_review: the findings of the tty review (issue 16) ---- */
+
+/* Send one unit of n bytes from fa, then pump and let timers fall due in
+ * steps of 10 ms until rd has it; returns the virtual ms it took.
+ */
+static u32 glue_time_to_read(struct kunit *test, struct phyllo_link *a,
+			     struct phyllo_link *b, struct phyllo_file *rd,
+			     int steps, u8 *got)
+{
+	u32 start = glue_ms;
+	int i;
+
+	for (i = 0; i < steps; i++) {
+		glue_pump(a, b);
+		if (glue_recv(rd, got, PHYLLO_UNIT_MAX) > 0)
+			return glue_ms - start;
+		glue_advance(10);
+		glue_kick(a);
+		glue_kick(b);
+	}
+	KUNIT_FAIL(test, "no unit in %d ms", steps * 10);
+	return U32_MAX;
+}
+
+/*
+ * Review 1: with two stopped readers, the second one's stall clock started
+ * only once the first had stalled, so a live reader waited 2 x rxq_stall_ms
+ * (k x with k of them). Now every full file's clock starts at once.
+ */
+static void review_stopped_readers_stall_together(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 1);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *s1 = glue_file(test, 1, b);
+	struct phyllo_file *s2 = glue_file(test, 2, b);
+	struct phyllo_file *rd = glue_file(test, 3, b);
+	struct phyllo_file_stats fs;
+	u32 took, bound = b->cfg.rxq_stall_ms + b->cfg.rto_max_ms;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 0, 3), 3);
+	KUNIT_EXPECT_LT(test, glue_time_to_read(test, a, b, rd, 10, got), 100U);
+	KUNIT_EXPECT_EQ(test, s1->rxq_units + s2->rxq_units, 2U);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 3), 3);
+	took = glue_time_to_read(test, a, b, rd, 1000, got);
+	KUNIT_EXPECT_GE(test, took, b->cfg.rxq_stall_ms);
+	KUNIT_EXPECT_LE_MSG(test, took, bound, "live reader held %u ms", took);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(s2, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 1U);
+}
+
+/*
+ * Review 1: a file once found short of room (here only on the link's
+ * budget) kept its old stall clock, and lost a reliable copy at once the
+ * next time it was full, though it had never held the link that long.
+ */
+static void review_stall_clock_restarts_after_room(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b;
+	struct phyllo_subscription s11 = { .flags = PHYLLO_SUB_TYPE, .type = 0x11 };
+	struct phyllo_subscription s10 = { .flags = PHYLLO_SUB_TYPE, .type = 0x10 };
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *hold, *live;
+	struct phyllo_file_stats fs;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_default_cfg(&cfg);
+	cfg.rxq_bytes = PHYLLO_UNIT_MAX;
+	cfg.rxq_link_bytes = PHYLLO_UNIT_MAX;
+	b = glue_link_cfg(test, 1, &cfg, 4);
+	hold = glue_file(test, 1, b);
+	live = glue_file(test, 2, b);
+	KUNIT_ASSERT_EQ(test, phyllo_file_subscribe(hold, &s11), 0);
+	KUNIT_ASSERT_EQ(test, phyllo_file_subscribe(live, &s10), 0);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x11, 1, 101), 101);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x11, 2, 101), 101);
+	glue_pump_wait(a, b);
+	/* the link's budget is short: live's clock starts, the unit waits */
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 3, 101), 101);
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, live->rxq_units, 0U);
+	KUNIT_EXPECT_EQ(test, glue_recv(hold, got, sizeof(got)), 101);
+	KUNIT_EXPECT_EQ(test, glue_recv(hold, got, sizeof(got)), 101);
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, live->rxq_units, 1U);
+	/* much later live fills its own queue: a new clock, not the old one */
+	glue_advance(b->cfg.rxq_stall_ms + 100);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 4, 101), 101);
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, live->rxq_units, 2U);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 5, 101), 101);
+	glue_pump_wait(a, b);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(live, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 0U);
+	KUNIT_EXPECT_EQ(test, live->rxq_units, 2U);
+	while (glue_recv(live, got, sizeof(got)) > 0)
+		;
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(live, got, sizeof(got)), 101);
+	KUNIT_EXPECT_EQ(test, got[1], 5);
+}
+
+/*
+ * Review 3: a unit whose copy could not be allocated was counted as a
+ * queue drop after the ARQ had acknowledged it: lost. Now it is refused
+ * (never acknowledged) and arrives with the peer's resend.
+ */
+static void review_failed_allocation_refuses_reliable_unit(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_stats st;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_pump(a, b);
+	b->test_fail_allocs = 1;
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 9, 20), 20);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, b->test_fail_allocs, 0U);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+	glue_time_to_read(test, a, b, fb, 200, got);
+	KUNIT_EXPECT_EQ(test, got[1], 9);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_queue_drops, 0U);
+	KUNIT_EXPECT_GT(test, st.rx_hold, 0U);
+}
+
+/* A copy-out that fails, after doing what a test needs done meanwhile. */
+struct glue_fault {
+	struct kunit *test;
+	struct phyllo_link *a, *b;
+	struct phyllo_file *fa, *fb;
+	struct glue_sleeper *other;
+	int calls;
+};
+
+static int glue_copy_fault(void *ctx, const u8 *data, size_t len)
+{
+	struct glue_fault *f = ctx;
+
+	f->calls++;
+	if (f->fa) {	/* a unit arrives while the reader copies */
+		KUNIT_EXPECT_EQ(f->test, glue_send(f->fa, 0x10, 2, 9), 9);
+		glue_pump(f->a, f->b);
+	}
+	if (f->other)	/* a second reader comes and must wait */
+		glue_sleep(f->test, f->other, f->fb, 0);
+	return -EFAULT;
+}
+
+/*
+ * Review 4: a read that faulted put its unit back past the queue's bound
+ * (the queue had taken another unit meanwhile). Now the unit never left.
+ */
+static void review_read_fault_keeps_unit_within_bound(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 1);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct glue_fault f = { .test = test, .a = a, .b = b, .fa = fa };
+	u8 got[PHYLLO_UNIT_MAX];
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 9), 9);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, phyllo_file_read(fb, sizeof(got), true,
+					       glue_copy_fault, &f), -EFAULT);
+	KUNIT_EXPECT_EQ(test, f.calls, 1);
+	KUNIT_EXPECT_LE(test, fb->rxq_units, b->cfg.rxq_units);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 9);
+	KUNIT_EXPECT_EQ(test, got[1], 1);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+}
+
+/*
+ * Review 4: a second reader blocked on the same file slept on with the
+ * faulted unit queued (it was put back with no wake-up). Now it reads it.
+ */
+static void review_read_fault_wakes_other_reader(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct glue_sleeper other;
+	struct glue_fault f = { .test = test, .fb = fb, .other = &other };
+	u8 got[PHYLLO_UNIT_MAX];
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 9), 9);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, phyllo_file_read(fb, sizeof(got), true,
+					       glue_copy_fault, &f), -EFAULT);
+	glue_woken(test, &other, 9);
+	KUNIT_EXPECT_EQ(test, fb->rxq_units, 0U);
+}
+
+/*
+ * Review 5: ECONNRESET came before the units queued ahead of the reset.
+ * Now the reader gets the old session's units, then the reset, then the
+ * new session's, and a write after that read is not told again.
+ */
+static void review_reset_reported_in_order(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_config cfg;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 4), 4);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 4), 4);
+	glue_pump(a, b);
+	glue_default_cfg(&cfg);
+	cfg.preset = PHYLLO_CFG_MINIMAL;
+	cfg.window = 3;		/* a protocol word: a new session */
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(b, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 3, 4), 4);
+	glue_pump(a, b);
+	KUNIT_EXPECT_TRUE(test, phyllo_file_poll_mask(fb) & EPOLLERR);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 4);
+	KUNIT_EXPECT_EQ(test, got[1], 1);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 4);
+	KUNIT_EXPECT_EQ(test, got[1], 2);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -ECONNRESET);
+	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fb) & EPOLLERR);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 4);
+	KUNIT_EXPECT_EQ(test, got[1], 3);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 4, 4), 4);
+}
+
+/* Review 5: a writer learns of a reset its reader has not reached yet. */
+static void review_reset_tells_writer_once(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_config cfg;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 4), 4);
+	glue_pump(a, b);
+	glue_default_cfg(&cfg);
+	cfg.preset = PHYLLO_CFG_REDUCED;
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(b, &cfg), 0);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 2, 4), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 2, 4), 4);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 4);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), -EAGAIN);
+}
+
+/*
+ * Review 7 and the per-link policy: every setting is checked, a bad one
+ * is named; the receive policy changes per link without a new session,
+ * and 0 keeps a value.
+ */
+static void review_config_names_bad_setting(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+
+	glue_default_cfg(&cfg);
+	KUNIT_EXPECT_NULL(test, phyllo_config_invalid(&cfg));
+	cfg.rxq_stall_ms = 0x80000000U;	/* was negative through (s32) */
+	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "rxq_stall_ms");
+	glue_default_cfg(&cfg);
+	cfg.window = 9;
+	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "window");
+	glue_default_cfg(&cfg);
+	cfg.rxq_link_bytes = cfg.rxq_bytes - 1;
+	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "rxq_link_bytes");
+	glue_default_cfg(&cfg);
+	cfg.max_files = PHYLLO_FILES_MAX + 1;
+	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "max_files");
+	glue_default_cfg(&cfg);
+	cfg.rxq_units = 0;
+	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "rxq_units");
+}
+
+static void review_receive_policy_per_link_keeps_session(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_config cfg, got;
+	struct phyllo_link_state st;
+	int err;
+
+	glue_pump(a, b);
+	glue_default_cfg(&cfg);
+	cfg.rxq_units = 7;
+	cfg.max_files = 1;
+	cfg.rxq_stall_ms = 0;	/* keep */
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(b, &cfg), 0);
+	got = b->cfg;
+	KUNIT_EXPECT_EQ(test, got.rxq_units, 7U);
+	KUNIT_EXPECT_EQ(test, got.max_files, 1U);
+	KUNIT_EXPECT_EQ(test, got.rxq_stall_ms, a->cfg.rxq_stall_ms);
+	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fb) & EPOLLERR);
+	glue_state(b, &st);
+	KUNIT_EXPECT_EQ(test, st.resets, 0U);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_UP);
+	KUNIT_EXPECT_NULL(test, phyllo_file_open(b, &err));
+	KUNIT_EXPECT_EQ(test, err, -EBUSY);
+	KUNIT_EXPECT_EQ(test, a->cfg.max_files, 32U);
+	cfg.rxq_units = PHYLLO_RXQ_UNITS_MAX + 1;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, b->cfg.rxq_units, 7U);
+}
+
+static struct kunit_case review_cases[] = {
+	KUNIT_CASE(review_stopped_readers_stall_together),
+	KUNIT_CASE(review_stall_clock_restarts_after_room),
+	KUNIT_CASE(review_failed_allocation_refuses_reliable_unit),
+	KUNIT_CASE(review_read_fault_keeps_unit_within_bound),
+	KUNIT_CASE(review_read_fault_wakes_other_reader),
+	KUNIT_CASE(review_reset_reported_in_order),
+	KUNIT_CASE(review_reset_tells_writer_once),
+	KUNIT_CASE(review_config_names_bad_setting),
+	KUNIT_CASE(review_receive_policy_per_link_keeps_session),
+	{}
+};
+
+static struct kunit_suite review_suite = {
+	.name = "phyllo_glue_review",
+	.init = glue_init,
+	.exit = glue_exit,
+	.test_cases = review_cases,
+};
+
 kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
-		  &link_suite, &hostile_suite);
+		  &link_suite, &hostile_suite, &review_suite);

@@ -10,10 +10,13 @@
  *     write_wakeup only schedules the link work, it never sends.
  *  3. hangup kills the link (every sleeper wakes); close unpublishes the
  *     device, kills the link, forgets the tty and drops the reference.
- *  4. Module parameters are the defaults of every new link; ldisc is read
- *     once at load.
+ *  4. Module parameters are read-only and checked at load: the settings
+ *     a new link starts with. Each link's own settings are its config
+ *     (ioctl, sysfs). The line discipline is N_DEVELOPMENT (29) only.
+ *  5. set_termios (termios_rwsem held) gives the link its line speed.
  */
 #include <linux/capability.h>
+#include <linux/compat.h>
 #include <linux/module.h>
 #include <linux/tty.h>
 #include <linux/tty_ldisc.h>
@@ -21,80 +24,84 @@
 
 #include "phyllo_link.h"
 
+/*
+ * The module parameters are the settings a new link starts with. They
+ * are read-only (a link's own settings change through PHYLLO_IOC_SET_CONFIG
+ * or /sys/class/phyllo/phylloN/config/) and checked at load: a bad value
+ * fails the load with a message naming it.
+ */
 static int ldisc = PHYLLO_LDISC_DEFAULT;
 module_param(ldisc, int, 0444);
-MODULE_PARM_DESC(ldisc, "line discipline number (default 29, N_DEVELOPMENT)");
+MODULE_PARM_DESC(ldisc, "line discipline number: 29 (N_DEVELOPMENT) only");
 
 static uint preset = PHYLLO_CFG_STANDARD;
-module_param(preset, uint, 0644);
-MODULE_PARM_DESC(preset, "default preset: 0 minimal, 1 reduced, 2 standard");
+module_param(preset, uint, 0444);
+MODULE_PARM_DESC(preset, "a new link's preset: 0 minimal, 1 reduced, 2 standard");
 
 static uint window = 4;
-module_param(window, uint, 0644);
-MODULE_PARM_DESC(window, "default send window, 1..8 units");
+module_param(window, uint, 0444);
+MODULE_PARM_DESC(window, "a new link's send window, 1..8 units");
 
 static uint rto_min_ms = 10;
-module_param(rto_min_ms, uint, 0644);
-MODULE_PARM_DESC(rto_min_ms, "default lower bound of the retransmit timeout");
+module_param(rto_min_ms, uint, 0444);
+MODULE_PARM_DESC(rto_min_ms, "a new link's lower bound of the retransmit timeout");
 
 static uint rto_max_ms = 1000;
-module_param(rto_max_ms, uint, 0644);
-MODULE_PARM_DESC(rto_max_ms, "default upper bound of the retransmit timeout");
+module_param(rto_max_ms, uint, 0444);
+MODULE_PARM_DESC(rto_max_ms, "a new link's upper bound of the retransmit timeout");
 
 static uint rto_init_ms = 100;
-module_param(rto_init_ms, uint, 0644);
-MODULE_PARM_DESC(rto_init_ms, "default retransmit timeout before an RTT sample");
+module_param(rto_init_ms, uint, 0444);
+MODULE_PARM_DESC(rto_init_ms, "a new link's retransmit timeout before an RTT sample");
 
 static uint ack_delay_ms = 4;
-module_param(ack_delay_ms, uint, 0644);
-MODULE_PARM_DESC(ack_delay_ms, "default delay of a pure ACK");
+module_param(ack_delay_ms, uint, 0444);
+MODULE_PARM_DESC(ack_delay_ms, "a new link's delay of a pure ACK");
 
 static uint max_retries;
-module_param(max_retries, uint, 0644);
-MODULE_PARM_DESC(max_retries, "default timeouts before a session is lost (0 never)");
+module_param(max_retries, uint, 0444);
+MODULE_PARM_DESC(max_retries, "a new link's timeouts before a session is lost (0 never)");
 
 static uint rxq_units = 256;
-module_param(rxq_units, uint, 0644);
-MODULE_PARM_DESC(rxq_units, "receive queue bound per open file, units");
+module_param(rxq_units, uint, 0444);
+MODULE_PARM_DESC(rxq_units, "a new link's receive queue bound per open file, units");
 
 static uint rxq_bytes = 65536;
-module_param(rxq_bytes, uint, 0644);
-MODULE_PARM_DESC(rxq_bytes, "receive queue bound per open file, bytes");
+module_param(rxq_bytes, uint, 0444);
+MODULE_PARM_DESC(rxq_bytes, "a new link's receive queue bound per open file, bytes");
 
 static uint rxq_link_bytes = 1048576;
-module_param(rxq_link_bytes, uint, 0644);
-MODULE_PARM_DESC(rxq_link_bytes, "receive queue bound of all files of a link, bytes");
+module_param(rxq_link_bytes, uint, 0444);
+MODULE_PARM_DESC(rxq_link_bytes, "a new link's bound of all its queued units, bytes");
 
 static uint max_files = 32;
-module_param(max_files, uint, 0644);
-MODULE_PARM_DESC(max_files, "open files per link (more: EBUSY)");
+module_param(max_files, uint, 0444);
+MODULE_PARM_DESC(max_files, "a new link's open files (more: EBUSY)");
 
 static uint rxq_stall_ms = 2000;
-module_param(rxq_stall_ms, uint, 0644);
-MODULE_PARM_DESC(rxq_stall_ms, "a file full this long stops holding the link");
+module_param(rxq_stall_ms, uint, 0444);
+MODULE_PARM_DESC(rxq_stall_ms, "a new link's time a full file holds units back, ms");
 
-void phyllo_config_default(struct phyllo_link_config *cfg,
-			   struct phyllo_rx_limits *lim)
+void phyllo_config_default(struct phyllo_link_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
-	cfg->preset = READ_ONCE(preset);
-	cfg->window = READ_ONCE(window);
-	cfg->rto_min_ms = READ_ONCE(rto_min_ms);
-	cfg->rto_max_ms = READ_ONCE(rto_max_ms);
-	cfg->rto_init_ms = READ_ONCE(rto_init_ms);
-	cfg->ack_delay_ms = READ_ONCE(ack_delay_ms);
-	cfg->max_retries = READ_ONCE(max_retries);
-	lim->units = READ_ONCE(rxq_units);
-	lim->bytes = READ_ONCE(rxq_bytes);
-	lim->link_bytes = READ_ONCE(rxq_link_bytes);
-	lim->files = READ_ONCE(max_files);
-	lim->stall_ms = READ_ONCE(rxq_stall_ms);
+	cfg->preset = preset;
+	cfg->window = window;
+	cfg->rto_min_ms = rto_min_ms;
+	cfg->rto_max_ms = rto_max_ms;
+	cfg->rto_init_ms = rto_init_ms;
+	cfg->ack_delay_ms = ack_delay_ms;
+	cfg->max_retries = max_retries;
+	cfg->rxq_units = rxq_units;
+	cfg->rxq_bytes = rxq_bytes;
+	cfg->rxq_link_bytes = rxq_link_bytes;
+	cfg->max_files = max_files;
+	cfg->rxq_stall_ms = rxq_stall_ms;
 }
 
 static int phyllo_ldisc_open(struct tty_struct *tty)
 {
 	struct phyllo_link_config cfg;
-	struct phyllo_rx_limits lim;
 	struct phyllo_link *link;
 	int ret;
 
@@ -102,8 +109,8 @@ static int phyllo_ldisc_open(struct tty_struct *tty)
 		return -EPERM;
 	if (!tty->ops->write)
 		return -EOPNOTSUPP;
-	phyllo_config_default(&cfg, &lim);
-	link = phyllo_link_create(&cfg, &lim);
+	phyllo_config_default(&cfg);
+	link = phyllo_link_create(&cfg);
 	if (IS_ERR(link))
 		return PTR_ERR(link);
 	strscpy(link->tty_name, tty_name(tty), sizeof(link->tty_name));
@@ -155,6 +162,16 @@ static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
 		phyllo_link_receive(link, cp, (const char *)fp, count);
 }
 
+/* Called with termios_rwsem held: the line time follows the speed. */
+static void phyllo_ldisc_set_termios(struct tty_struct *tty,
+				     const struct ktermios *old)
+{
+	struct phyllo_link *link = tty->disc_data;
+
+	if (link)
+		phyllo_link_termios(link);
+}
+
 static void phyllo_ldisc_write_wakeup(struct tty_struct *tty)
 {
 	struct phyllo_link *link = tty->disc_data;
@@ -173,6 +190,16 @@ static int phyllo_ldisc_ioctl(struct tty_struct *tty, unsigned int cmd,
 	return n_tty_ioctl_helper(tty, cmd, arg);
 }
 
+/* A 32-bit caller's pointer, widened; the rest is the tty core's. */
+static int phyllo_ldisc_compat_ioctl(struct tty_struct *tty, unsigned int cmd,
+				     unsigned long arg)
+{
+	if (cmd == PHYLLO_IOC_TTY_UNIT)
+		return phyllo_ldisc_ioctl(tty, cmd,
+					  (unsigned long)compat_ptr(arg));
+	return -ENOIOCTLCMD;
+}
+
 static struct tty_ldisc_ops phyllo_ldisc = {
 	.owner = THIS_MODULE,
 	.name = "phyllo",
@@ -180,16 +207,35 @@ static struct tty_ldisc_ops phyllo_ldisc = {
 	.close = phyllo_ldisc_close,
 	.hangup = phyllo_ldisc_hangup,
 	.ioctl = phyllo_ldisc_ioctl,
+	.compat_ioctl = phyllo_ldisc_compat_ioctl,
+	.set_termios = phyllo_ldisc_set_termios,
 	.receive_buf = phyllo_ldisc_receive_buf,
 	.write_wakeup = phyllo_ldisc_write_wakeup,
 };
 
+/*
+ * tty_register_ldisc() replaces whatever holds the slot and unregistering
+ * empties it, and every number but N_DEVELOPMENT belongs to an in-tree
+ * line discipline: any other number would take one over.
+ */
 static int __init phyllo_init(void)
 {
+	struct phyllo_link_config cfg;
+	const char *bad;
 	int ret;
 
-	if (ldisc < 1 || ldisc >= NR_LDISCS)
+	if (ldisc != N_DEVELOPMENT) {
+		pr_err("phyllo: ldisc=%d refused: only %d (N_DEVELOPMENT) is free for an out-of-tree line discipline\n",
+		       ldisc, N_DEVELOPMENT);
 		return -EINVAL;
+	}
+	phyllo_config_default(&cfg);
+	bad = phyllo_config_invalid(&cfg);
+	if (bad) {
+		pr_err("phyllo: module parameter %s out of range (see modinfo phyllo, phyllo(4))\n",
+		       bad);
+		return -EINVAL;
+	}
 	ret = phyllo_chrdev_init();
 	if (ret)
 		return ret;
@@ -211,4 +257,4 @@ module_exit(phyllo_exit);
 
 MODULE_DESCRIPTION("Phyllo serial protocol line discipline");
 MODULE_LICENSE("GPL");
-MODULE_ALIAS_LDISC(PHYLLO_LDISC_DEFAULT);
+MODULE_ALIAS_LDISC(N_DEVELOPMENT);

@@ -80,19 +80,57 @@ static bool phyllo_reserved_zero(const __u32 *words, size_t n)
 	return true;
 }
 
+/* NULL if cfg is a valid, complete configuration, else the bad field. */
+const char *phyllo_config_invalid(const struct phyllo_link_config *cfg)
+{
+	if (!phyllo_reserved_zero(cfg->reserved, ARRAY_SIZE(cfg->reserved)))
+		return "reserved";
+	if (cfg->flags & ~PHYLLO_CFG_NO_HANDSHAKE)
+		return "flags";
+	if (cfg->preset > PHYLLO_CFG_STANDARD)
+		return "preset";
+	if (cfg->window < 1 || cfg->window > PHYLLO_ARQ_WINDOW_MAX)
+		return "window";
+	if (cfg->rto_min_ms < 1 || cfg->rto_min_ms > U16_MAX)
+		return "rto_min_ms";
+	if (cfg->rto_max_ms < cfg->rto_min_ms || cfg->rto_max_ms > U16_MAX)
+		return "rto_max_ms";
+	if (cfg->rto_init_ms < cfg->rto_min_ms ||
+	    cfg->rto_init_ms > cfg->rto_max_ms)
+		return "rto_init_ms";
+	if (cfg->ack_delay_ms > U16_MAX)
+		return "ack_delay_ms";
+	if (cfg->max_retries > U8_MAX)
+		return "max_retries";
+	if (cfg->rxq_units < 1 || cfg->rxq_units > PHYLLO_RXQ_UNITS_MAX)
+		return "rxq_units";
+	if (cfg->rxq_bytes < PHYLLO_UNIT_MAX ||
+	    cfg->rxq_bytes > PHYLLO_RXQ_BYTES_MAX)
+		return "rxq_bytes";
+	if (cfg->rxq_link_bytes < cfg->rxq_bytes ||
+	    cfg->rxq_link_bytes > PHYLLO_RXQ_LINK_BYTES_MAX)
+		return "rxq_link_bytes";
+	if (cfg->max_files < 1 || cfg->max_files > PHYLLO_FILES_MAX)
+		return "max_files";
+	if (cfg->rxq_stall_ms < 1 || cfg->rxq_stall_ms > PHYLLO_STALL_MS_MAX)
+		return "rxq_stall_ms";
+	return NULL;
+}
+
 int phyllo_config_check(const struct phyllo_link_config *cfg)
 {
-	if (!phyllo_reserved_zero(cfg->reserved, ARRAY_SIZE(cfg->reserved)) ||
-	    cfg->flags & ~PHYLLO_CFG_NO_HANDSHAKE ||
-	    cfg->preset > PHYLLO_CFG_STANDARD ||
-	    cfg->window < 1 || cfg->window > PHYLLO_ARQ_WINDOW_MAX ||
-	    cfg->rto_min_ms < 1 || cfg->rto_min_ms > U16_MAX ||
-	    cfg->rto_max_ms < cfg->rto_min_ms || cfg->rto_max_ms > U16_MAX ||
-	    cfg->rto_init_ms < cfg->rto_min_ms ||
-	    cfg->rto_init_ms > cfg->rto_max_ms ||
-	    cfg->ack_delay_ms > U16_MAX || cfg->max_retries > U8_MAX)
-		return -EINVAL;
-	return 0;
+	return phyllo_config_invalid(cfg) ? -EINVAL : 0;
+}
+
+/* Do a and b differ in what starts a new session (the first 8 words)? */
+static bool phyllo_config_protocol_differs(const struct phyllo_link_config *a,
+					   const struct phyllo_link_config *b)
+{
+	return a->preset != b->preset || a->window != b->window ||
+	       a->rto_min_ms != b->rto_min_ms || a->rto_max_ms != b->rto_max_ms ||
+	       a->rto_init_ms != b->rto_init_ms ||
+	       a->ack_delay_ms != b->ack_delay_ms ||
+	       a->max_retries != b->max_retries || a->flags != b->flags;
 }
 
 u32 phyllo_link_now(struct phyllo_link *link)
@@ -112,24 +150,26 @@ static void phyllo_link_out(void *ctx, const uint8_t *buf, uint16_t n)
 
 /*
  * A largest frame's time on the line, from the tty's speed, for the RTO
- * floor; a pty has no line, so 0. Taken again whenever termios changes.
+ * floor; a pty has no line, so 0. Called when the link starts and from
+ * the ldisc's set_termios, with termios_rwsem held by the caller.
  */
-static void phyllo_link_line_locked(struct phyllo_link *link)
+void phyllo_link_termios(struct phyllo_link *link)
 {
-	struct tty_struct *tty = link->tty;
+	struct tty_struct *tty;
 	speed_t baud;
 	u16 line_ms = 0;
 
-	if (!tty || (tty->termios.c_cflag == link->line_cflag &&
-		     tty->termios.c_ospeed == link->line_ospeed))
-		return;
-	link->line_cflag = tty->termios.c_cflag;
-	link->line_ospeed = tty->termios.c_ospeed;
-	baud = tty_get_baud_rate(tty);
-	if (tty->driver->type != TTY_DRIVER_TYPE_PTY && baud)
-		line_ms = PHYLLO_LINE_MS(baud);
+	mutex_lock(&link->lock);
+	tty = link->tty;
+	if (tty && tty->driver->type != TTY_DRIVER_TYPE_PTY) {
+		baud = tty_get_baud_rate(tty);
+		if (baud)
+			line_ms = PHYLLO_LINE_MS(baud);
+	}
+	link->line_ms = line_ms;
 	if (link->stack.preset == PHYLLO_PRESET_STANDARD)
 		phyllo_arq_set_line_ms(&link->stack.arq, line_ms);
+	mutex_unlock(&link->lock);
 }
 
 /* (Re)start the stack with cfg: a new configuration is a new session. */
@@ -149,6 +189,7 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 	const struct phyllo_arq *arq = &link->stack.arq;
 	int ret;
 
+	lockdep_assert_held(&link->lock);
 	/* Units still queued are lost with the old stack: counted, and
 	 * retired, so every file's fsync mark is met.
 	 */
@@ -163,9 +204,8 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 	link->stack.trace_ctx = link;
 	link->stack.arq.trace_ctx = link;
 	link->cfg = *cfg;
-	link->line_cflag = 0;
-	link->line_ospeed = 0;
-	phyllo_link_line_locked(link);
+	if (cfg->preset == PHYLLO_CFG_STANDARD)
+		phyllo_arq_set_line_ms(&link->stack.arq, link->line_ms);
 	return 0;
 }
 
@@ -186,8 +226,7 @@ static enum hrtimer_restart phyllo_link_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
-				       const struct phyllo_rx_limits *lim)
+struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 {
 	struct phyllo_link *link;
 	int ret;
@@ -207,14 +246,12 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
 		      HRTIMER_MODE_REL);
 	link->unit = -1;
 	link->clock = phyllo_now_ms;
-	link->lim = *lim;
-	link->lim.units = max(lim->units, 1U);
-	link->lim.bytes = max_t(u32, lim->bytes, PHYLLO_UNIT_MAX);
-	link->lim.link_bytes = max(lim->link_bytes, link->lim.bytes);
-	link->lim.files = max(lim->files, 1U);
 	ret = kfifo_alloc(&link->txfifo, PHYLLO_TX_FIFO, GFP_KERNEL);
-	if (!ret)
+	if (!ret) {
+		mutex_lock(&link->lock);
 		ret = phyllo_link_restart_locked(link, cfg);
+		mutex_unlock(&link->lock);
+	}
 	if (ret) {
 		phyllo_link_put(link);
 		return ERR_PTR(ret);
@@ -245,7 +282,11 @@ void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty)
 {
 	mutex_lock(&link->lock);
 	link->tty = tty;
-	phyllo_link_line_locked(link);
+	mutex_unlock(&link->lock);
+	down_read(&tty->termios_rwsem);
+	phyllo_link_termios(link);
+	up_read(&tty->termios_rwsem);
+	mutex_lock(&link->lock);
 	phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
 }
@@ -263,21 +304,52 @@ void phyllo_link_kill(struct phyllo_link *link)
 	wake_up_interruptible_all(&link->wait);
 }
 
-int phyllo_link_configure(struct phyllo_link *link,
-			  const struct phyllo_link_config *cfg)
+/* A new session: every file is told, its reader in order. */
+static void phyllo_link_reset_locked(struct phyllo_link *link)
 {
-	int ret = phyllo_config_check(cfg);
+	lockdep_assert_held(&link->lock);
+	link->reset_gen++;
+	phyllo_files_reset_locked(link);
+}
 
-	if (ret)
-		return ret;
+/*
+ * A new configuration: 0 in a receive policy word keeps the link's value.
+ * Only a change of the protocol's words starts a new session; a receive
+ * policy that grew may let a refused unit in, so the peer is asked again.
+ */
+int phyllo_link_configure(struct phyllo_link *link,
+			  const struct phyllo_link_config *req)
+{
+	struct phyllo_link_config cfg = *req;
+	int ret = 0;
+
 	mutex_lock(&link->lock);
 	if (link->dead) {
-		ret = -EIO;
-	} else {
-		ret = phyllo_link_restart_locked(link, cfg);
-		link->reset_gen++;
-		phyllo_link_kick_locked(link);
+		mutex_unlock(&link->lock);
+		return -EIO;
 	}
+	if (!cfg.rxq_units)
+		cfg.rxq_units = link->cfg.rxq_units;
+	if (!cfg.rxq_bytes)
+		cfg.rxq_bytes = link->cfg.rxq_bytes;
+	if (!cfg.rxq_link_bytes)
+		cfg.rxq_link_bytes = link->cfg.rxq_link_bytes;
+	if (!cfg.max_files)
+		cfg.max_files = link->cfg.max_files;
+	if (!cfg.rxq_stall_ms)
+		cfg.rxq_stall_ms = link->cfg.rxq_stall_ms;
+	if (phyllo_config_check(&cfg)) {
+		ret = -EINVAL;
+	} else if (phyllo_config_protocol_differs(&cfg, &link->cfg)) {
+		ret = phyllo_link_restart_locked(link, &cfg);
+		if (!ret)
+			phyllo_link_reset_locked(link);
+	} else {
+		link->cfg = cfg;
+		phyllo_link_room_locked(link);
+	}
+	if (!ret)
+		phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
 	return ret;
 }
@@ -288,6 +360,8 @@ static void phyllo_link_flush_locked(struct phyllo_link *link)
 	struct tty_struct *tty = link->tty;
 	unsigned int n;
 	int done;
+
+	lockdep_assert_held(&link->lock);
 
 	if (!tty || link->dead)
 		return;
@@ -312,8 +386,10 @@ static void phyllo_link_events_locked(struct phyllo_link *link)
 	const struct phyllo_stats *st = &link->stack.stats;
 	u8 ev = phyllo_stack_take_events(&link->stack);
 
+	lockdep_assert_held(&link->lock);
+
 	if (ev & PHYLLO_EV_RESET) {
-		link->reset_gen++;
+		phyllo_link_reset_locked(link);
 		trace_phyllo_session(link->unit, true,
 				     link->session_base + st->sessions,
 				     link->lost_base + st->tx_reset_lost);
@@ -333,9 +409,9 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	/* With the fifo backed up, write_wakeup brings the next kick. */
 	u16 next = 1000;
 
+	lockdep_assert_held(&link->lock);
 	if (link->dead)
 		return;
-	phyllo_link_line_locked(link);
 	phyllo_link_flush_locked(link);
 	if (kfifo_avail(&link->txfifo) >= PHYLLO_TX_RESERVE)
 		next = phyllo_stack_poll(&link->stack, phyllo_link_now(link));
@@ -355,6 +431,7 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
  */
 bool phyllo_link_room_locked(struct phyllo_link *link)
 {
+	lockdep_assert_held(&link->lock);
 	if (link->stack.preset != PHYLLO_PRESET_STANDARD ||
 	    !link->stack.arq.hold_dropped)
 		return false;
@@ -374,6 +451,8 @@ static void phyllo_link_feed_locked(struct phyllo_link *link, const u8 *p,
 	struct phyllo_unit u;
 	bool got;
 	u16 used;
+
+	lockdep_assert_held(&link->lock);
 
 	while (n) {
 		used = phyllo_stack_receive(&link->stack, p,
@@ -428,6 +507,8 @@ int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 {
 	int ret;
 
+	lockdep_assert_held(&link->lock);
+
 	if (link->dead)
 		return -EIO;
 	if (!phyllo_link_can_send(link, reliable))
@@ -445,6 +526,7 @@ int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
  */
 u32 phyllo_link_tx_done_locked(struct phyllo_link *link)
 {
+	lockdep_assert_held(&link->lock);
 	return link->tx_total_base + link->stack.arq.tx_retired_total;
 }
 
@@ -453,6 +535,8 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 {
 	const struct phyllo_stack *s = &link->stack;
 	bool arq = s->preset == PHYLLO_PRESET_STANDARD;
+
+	lockdep_assert_held(&link->lock);
 
 	if (link->dead)
 		st->state = PHYLLO_LINK_HUNGUP;
@@ -482,6 +566,7 @@ static_assert(offsetof(struct phyllo_link_stats, tx_reset_lost) ==
 void phyllo_link_stats_locked(struct phyllo_link *link,
 			      struct phyllo_link_stats *st)
 {
+	lockdep_assert_held(&link->lock);
 	memcpy(st, &link->stack.stats, sizeof(link->stack.stats));
 	st->rx_tty_errors = link->gstats.rx_tty_errors;
 	st->rx_queue_drops = link->gstats.rx_queue_drops;

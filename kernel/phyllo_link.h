@@ -50,15 +50,6 @@ struct phyllo_glue_stats {
 	u32 tx_overruns;
 };
 
-/* Receive memory policy of a link (module parameters, phyllo(4)). */
-struct phyllo_rx_limits {
-	u32 units;			/* per open file */
-	u32 bytes;			/* per open file */
-	u32 link_bytes;			/* all files of the link together */
-	u32 files;			/* open files per link */
-	u32 stall_ms;			/* a file full this long stops holding */
-};
-
 struct phyllo_link {
 	struct kref ref;
 	struct mutex lock;		/* everything below, see above */
@@ -66,11 +57,10 @@ struct phyllo_link {
 	u32 (*clock)(void);		/* ms; phyllo_now_ms but in tests */
 	bool dead;			/* hung up or detached: no more I/O */
 	int unit;			/* N of /dev/phylloN, -1 if none */
-	tcflag_t line_cflag;		/* termios the line time was taken from */
-	speed_t line_ospeed;
+	u16 line_ms;			/* a largest frame's time on the line */
 	struct device *dev;
 	char tty_name[64];
-	struct phyllo_link_config cfg;
+	struct phyllo_link_config cfg;	/* protocol and receive policy */
 	struct phyllo_stack stack;
 	struct phyllo_glue_stats gstats;
 	DECLARE_KFIFO_PTR(txfifo, u8);
@@ -79,9 +69,8 @@ struct phyllo_link {
 	struct hrtimer timer;
 	wait_queue_head_t wait;		/* readers, writers, fsync and poll */
 	struct list_head files;
-	struct phyllo_rx_limits lim;
 	u32 nfiles;
-	u32 rxq_bytes;			/* queued in all files together */
+	u32 rxq_bytes;			/* units queued, each counted once */
 	/*
 	 * sessions: the core's PHYLLO_EV_RESET bumps reset_gen, and so does
 	 * a new configuration; the bases carry totals across configurations
@@ -93,25 +82,50 @@ struct phyllo_link {
 	u32 fifo_in;			/* bytes ever put in / taken from txfifo */
 	u32 fifo_out;
 	u32 events;			/* bumped at every kick, for fsync */
+#if IS_ENABLED(CONFIG_PHYLLO_KUNIT_TEST)
+	u32 test_fail_allocs;		/* KUnit: fail this many unit allocations */
+#endif
 };
 
-struct phyllo_rxunit {
-	struct list_head node;
+/*
+ * A received unit, allocated once however many files queue it: one entry
+ * per file that took it, and the unit's bytes after the entries. It is
+ * freed when the last file reads or drops it.
+ */
+struct phyllo_rxent {
+	struct list_head node;		/* in the file's rxq */
+	struct phyllo_rxbuf *buf;
+	bool reset_before;		/* a session reset came before this unit */
+};
+
+struct phyllo_rxbuf {
+	u16 refs;			/* entries still queued (link->lock) */
 	u16 len;			/* type byte + payload */
-	u8 data[];
+	u8 *data;
+	struct phyllo_rxent ent[];
 };
 
 struct phyllo_file {
 	struct phyllo_link *link;
 	struct list_head node;		/* in link->files */
-	struct list_head rxq;		/* struct phyllo_rxunit, oldest first */
+	struct list_head rxq;		/* struct phyllo_rxent, oldest first */
 	u32 rxq_units;
 	u32 rxq_bytes;
+	struct mutex read_lock;		/* one reader copies the head at a time */
 	struct phyllo_subscription sub;
 	bool unreliable;		/* PHYLLO_SEND_UNRELIABLE */
-	bool full;			/* queue at its bound since full_since */
+	bool take;			/* this delivery's copy (link->lock) */
+	bool full;			/* short of room since full_since */
 	u32 full_since;
-	u32 reset_gen;			/* link->reset_gen last reported */
+	/*
+	 * Resets reach a reader in order: reset_tail is a reset after the
+	 * last queued unit, an entry's reset_before one before it; rd_resets
+	 * counts both. reset_gen is the link's last reset this file's
+	 * writers (or its reader) were told of.
+	 */
+	bool reset_tail;
+	u32 rd_resets;
+	u32 reset_gen;
 	u32 tx_mark;			/* tx total to be acked for fsync */
 	bool tx_marked;
 	u32 fifo_mark;			/* link->fifo_in after its last write */
@@ -119,16 +133,15 @@ struct phyllo_file {
 	struct phyllo_file_stats stats;
 };
 
-/* phyllo_ldisc.c: defaults from the module parameters. */
-void phyllo_config_default(struct phyllo_link_config *cfg,
-			   struct phyllo_rx_limits *lim);
+/* phyllo_ldisc.c: a new link's settings, from the module parameters. */
+void phyllo_config_default(struct phyllo_link_config *cfg);
 
 /* phyllo_link.c */
 int phyllo_err_to_errno(int err);
 u32 phyllo_now_ms(void);
+const char *phyllo_config_invalid(const struct phyllo_link_config *cfg);
 int phyllo_config_check(const struct phyllo_link_config *cfg);
-struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg,
-				       const struct phyllo_rx_limits *lim);
+struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg);
 u32 phyllo_link_now(struct phyllo_link *link);
 void phyllo_link_get(struct phyllo_link *link);
 void phyllo_link_put(struct phyllo_link *link);
@@ -138,6 +151,7 @@ int phyllo_link_configure(struct phyllo_link *link,
 			  const struct phyllo_link_config *cfg);
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count);
+void phyllo_link_termios(struct phyllo_link *link);
 void phyllo_link_kick_locked(struct phyllo_link *link);
 bool phyllo_link_room_locked(struct phyllo_link *link);
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable);
@@ -158,9 +172,11 @@ int phyllo_sub_check(const struct phyllo_subscription *sub);
 /* false: a reliable unit some file cannot take yet, to be refused */
 bool phyllo_files_deliver_locked(struct phyllo_link *link,
 				 const struct phyllo_unit *u, bool refusable);
-struct phyllo_rxunit *phyllo_file_recv(struct phyllo_file *pf, size_t cap,
-				       bool nonblock, int *err);
-void phyllo_file_unread(struct phyllo_file *pf, struct phyllo_rxunit *ru);
+void phyllo_files_reset_locked(struct phyllo_link *link);
+/* copy: copy_to_user in phyllo_chrdev.c, 0 or -EFAULT */
+ssize_t phyllo_file_read(struct phyllo_file *pf, size_t cap, bool nonblock,
+			 int (*copy)(void *ctx, const u8 *data, size_t len),
+			 void *ctx);
 ssize_t phyllo_file_send(struct phyllo_file *pf, const u8 *unit, size_t len,
 			 bool nonblock);
 int phyllo_file_fsync(struct phyllo_file *pf);

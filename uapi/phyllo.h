@@ -31,7 +31,14 @@
 /* phyllo_link_config.flags */
 #define PHYLLO_CFG_NO_HANDSHAKE		0x1	/* start open at seq 0 */
 
-/* Per-link protocol settings; setting them starts a new session. */
+/*
+ * Per-link settings. The first eight are the protocol's: changing any of
+ * them starts a new session. The rxq_* and max_files words are the link's
+ * receive policy (phyllo(4), "Receive queues"): changing only those keeps
+ * the session, and 0 in one of them in PHYLLO_IOC_SET_CONFIG keeps the
+ * link's current value (so a caller that zeroed the reserved words of an
+ * older version of this struct still works).
+ */
 struct phyllo_link_config {
 	__u32 preset;		/* PHYLLO_CFG_* */
 	__u32 window;		/* 1..8 units in flight (standard) */
@@ -41,8 +48,20 @@ struct phyllo_link_config {
 	__u32 ack_delay_ms;	/* pure-ACK delay, 0..65535 */
 	__u32 max_retries;	/* timeouts before the session is lost, 0..255 */
 	__u32 flags;		/* PHYLLO_CFG_NO_HANDSHAKE */
-	__u32 reserved[8];
+	__u32 rxq_units;	/* queued units per open file, 1..65536 */
+	__u32 rxq_bytes;	/* queued bytes per open file, 253..16 MiB */
+	__u32 rxq_link_bytes;	/* queued bytes of the link, rxq_bytes..64 MiB */
+	__u32 max_files;	/* open files of the link, 1..1024 */
+	__u32 rxq_stall_ms;	/* a full file stops holding units, 1..600000 */
+	__u32 reserved[3];
 };
+
+/* Bounds of the receive policy words of struct phyllo_link_config. */
+#define PHYLLO_RXQ_UNITS_MAX		65536
+#define PHYLLO_RXQ_BYTES_MAX		(16U << 20)
+#define PHYLLO_RXQ_LINK_BYTES_MAX	(64U << 20)
+#define PHYLLO_FILES_MAX		1024
+#define PHYLLO_STALL_MS_MAX		600000
 
 /* phyllo_link_state.state */
 #define PHYLLO_LINK_CONNECTING		0	/* handshake under way */
@@ -141,7 +160,12 @@ struct phyllo_file_stats {
 	__u32 reserved[9];
 };
 
-#define PHYLLO_IOC_MAGIC		0xB8
+/*
+ * 0xBE: no entry in Documentation/userspace-api/ioctl/ioctl-number.rst
+ * (checked against 6.12's table; 0xB8, used before, belongs to mshv and
+ * mrvl_cn10k_dpi there).
+ */
+#define PHYLLO_IOC_MAGIC		0xBE
 
 #define PHYLLO_IOC_GET_STATE	_IOR(PHYLLO_IOC_MAGIC, 1, struct phyllo_link_state)
 #define PHYLLO_IOC_GET_STATS	_IOR(PHYLLO_IOC_MAGIC, 2, struct phyllo_link_stats)
