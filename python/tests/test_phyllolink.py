@@ -333,3 +333,32 @@ def test_the_readme_example_runs_to_its_last_line(board):
     # pings come back in order, the callback sees its topic only
     assert r.stdout.splitlines() == ["ping 1", "echo [1, 2.5, 'three']",
                                      "ping 0", "ping 1", "ping 2", "0 up"]
+
+
+def test_the_readme_example_on_the_emulated_uno(tmp_path):
+    """The same example against the Uno firmware itself (phyllo-simavr, real
+    115200-baud timing): its ping answers with a counter from 0, and a
+    window of 2 makes the library read answers while it still publishes.
+    Run by make test-python-uno, which names the simulator and firmware."""
+    sim, elf = os.environ.get("PHYLLO_SIMAVR"), os.environ.get("PHYLLO_UNO_ELF")
+    if not sim or not elf:
+        pytest.skip("PHYLLO_SIMAVR and PHYLLO_UNO_ELF not set (make test-python-uno sets them)")
+    uno = tmp_path / "uno"
+    proc = subprocess.Popen([sim, "--pty", "--link", str(uno), "--seconds", "120", elf],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        for _ in range(100):
+            if uno.is_symlink():
+                break
+            time.sleep(0.1)
+        assert uno.is_symlink(), "phyllo-simavr made no pty"
+        code = _readme_python().replace('"/dev/ttyACM0"', repr(str(uno)))
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=60,
+                           env=dict(os.environ, PYTHONPATH=PYDIR, PYTHONDONTWRITEBYTECODE="1"))
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.splitlines() == ["ping 0", "echo [1, 2.5, 'three']",
+                                         "ping 1", "ping 2", "ping 3", "0 up"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -9,11 +9,21 @@
 #                   fresh copy of a cached minimal Debian 12 chroot, where the
 #                   README's C and Python examples run against the installed
 #                   `phyllo peer --echo` on a pty; apt purge leaves nothing
-CHECK_TARGETS += test-uninstall test-packages
-.PHONY: test-uninstall test-packages
+#   test-python-uno check: the README's Python example against the Uno
+#                   firmware on phyllo-simavr (python/tests, one case)
+# Included after firmware/firmware.mk (FW_SIM, FW_BUILD).
+CHECK_TARGETS += test-uninstall test-packages test-python-uno
+.PHONY: test-uninstall test-packages test-python-uno
 test-uninstall: $(HOST)/phyllo libphyllo
 	tests/packages/test-uninstall.sh $(MAKE)
 
 test-packages:
 	@scripts/deps.sh deb packages
 	tests/packages/test-packages.sh $(BUILD)
+
+test-python-uno: deps-avr $(LIB_SO) $(FW_SIM) $(FW_BUILD)/uno-standard/phyllo-uno-standard.elf
+	@scripts/deps.sh python
+	@out=$$(cd python && PYTHONDONTWRITEBYTECODE=1 PHYLLO_LIBRARY=$(LIB_SO) PHYLLO_SIMAVR=$(FW_SIM) \
+		PHYLLO_UNO_ELF=$(FW_BUILD)/uno-standard/phyllo-uno-standard.elf /usr/bin/python3 -m pytest \
+		-q -p no:cacheprovider -k emulated_uno tests 2>&1); rc=$$?; \
+		[ $$rc -eq 0 ] || echo "$$out"; echo "pytest: $$(echo "$$out" | tail -1)"; exit $$rc
