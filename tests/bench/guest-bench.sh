@@ -102,11 +102,10 @@ done
 # The same sleeping application on the line discipline with no pure-ACK
 # delay (ack_delay_ms 0; default 4, which waits for a unit to carry the
 # ACK): the service time without that deliberate wait.
-delay=$(cat /sys/module/phyllo/parameters/ack_delay_ms)
-echo 0 >/sys/module/phyllo/parameters/ack_delay_ms
 dev=$(phyllo attach /dev/ttyS2 -b 115200) || echo "bench: attach /dev/ttyS2 failed"
 apid=$(pidof phyllo)
+echo 0 >"/sys/class/phyllo/${dev##*/}/config/ack_delay_ms" ||
+	echo "bench: setting ack_delay_ms 0 failed"
 ack_run ack-kernel_nodelay-50 s2 phyllo drain -d "$dev" -n "$n3" --pause-ms 50 -t 120
 kill $apid
-echo "$delay" >/sys/module/phyllo/parameters/ack_delay_ms
 echo "BENCH-DONE"

@@ -9,7 +9,11 @@
 #     still exact, and the kernel's error counters equal the injector's;
 #  3. hangup with a reader and a writer blocked: EOF, EIO, POLLHUP;
 #  4. CYCLES detach/re-attach cycles;
-#  5. rmmod refused while attached, fine after; an unprivileged attach
+#  0. module parameters out of range, and any ldisc but 29, refuse the
+#     load with the parameter named in the log; parameters are read-only;
+#  5. per-link settings in sysfs (checked, a receive policy change keeps
+#     the session); an open /dev/phyllo0 holds the module through its cdev;
+#     rmmod refused while attached, fine after; an unprivileged attach
 #     refused;
 #  6. the phyllo trace events of a short lossy session, counted against
 #     the link's counters;
@@ -74,12 +78,25 @@ json() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
 # stat0 NAME: a counter of /dev/phyllo0 from sysfs
 stat0() { cat /sys/class/phyllo/phyllo0/statistics/$1; }
 
-kc insmod "$ko" || fail "insmod $ko"
-[ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
+step "module parameters: checked at load, read-only; only ldisc 29"
+# insmod_refused PARAMS MESSAGE: the load fails and the log says why
+insmod_refused() {
+	kc insmod "$ko" "$1" 2>/dev/null && fail "insmod $1 loaded"
+	dmesg | tail -5 | grep -q "$2" || fail "insmod $1: no '$2' in the log"
+}
+insmod_refused window=9 "module parameter window out of range"
+insmod_refused rxq_stall_ms=4294967295 "module parameter rxq_stall_ms out of range"
+insmod_refused rxq_link_bytes=1000 "module parameter rxq_link_bytes out of range"
+insmod_refused ldisc=3 "ldisc=3 refused"
+grep -q "^phyllo " /proc/tty/ldiscs && fail "a refused load registered a line discipline"
 
 n=0
 for preset in minimal reduced standard; do
-	echo $n >/sys/module/phyllo/parameters/preset
+	kc insmod "$ko" preset=$n || fail "insmod $ko preset=$n"
+	[ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
+	[ "$(cat /sys/module/phyllo/parameters/preset)" = $n ] || fail "preset parameter"
+	echo 1 2>/dev/null >/sys/module/phyllo/parameters/window &&
+		fail "a module parameter is writable"
 	n=$((n + 1))
 	start_peer $preset
 	attach
@@ -91,7 +108,9 @@ for preset in minimal reduced standard; do
 	kc echo /dev/phyllo0 "$count" "$peer" || fail "$preset echo"
 	wait "$peer"
 	detach
+	kc rmmod phyllo || fail "rmmod after the $preset run"
 done
+kc insmod "$ko" || fail "insmod $ko"
 
 step "standard, peer drops 10% and corrupts 5% of frames: $count units each way"
 start_peer standard --drop 10 --corrupt 5 --seed 12345
@@ -169,7 +188,6 @@ stop_peer
 detach
 
 step "hangup with a blocked reader and writer"
-echo 2 >/sys/module/phyllo/parameters/preset
 start_peer standard
 attach
 kc hangup /dev/phyllo0 "$peer" || fail "hangup"
@@ -196,7 +214,6 @@ hostile_ready() {
 }
 
 if [ -n "$hostile" ]; then
-	echo 2 >/sys/module/phyllo/parameters/preset
 	for mode in control nodelim; do
 		step "hostile peer: $mode, then a normal session"
 		hostile_start $mode 5
@@ -219,8 +236,8 @@ if [ -n "$hostile" ]; then
 	cat $tmp/stall.json
 	q=$(json $tmp/stall.json rx_queued)
 	qb=$(json $tmp/stall.json rx_queued_bytes)
-	[ "$q" -le "$(cat /sys/module/phyllo/parameters/rxq_units)" ] &&
-		[ "$qb" -le "$(cat /sys/module/phyllo/parameters/rxq_bytes)" ] ||
+	[ "$q" -le "$(cat /sys/class/phyllo/phyllo0/config/rxq_units)" ] &&
+		[ "$qb" -le "$(cat /sys/class/phyllo/phyllo0/config/rxq_bytes)" ] ||
 		fail "flood: queue beyond its bounds ($q units, $qb bytes)"
 	[ "$(stat0 rx_hold)" -gt 0 ] || fail "flood: the link never held"
 	[ "$(json $tmp/stall.json rx_drops)" -gt 0 ] || fail "flood: a stalled reader held the link for good"
@@ -243,8 +260,27 @@ while [ $i -lt "$cycles" ]; do
 	i=$((i + 1))
 done
 
-step "rmmod refused while attached, fine after"
+step "per-link settings in sysfs; an open /dev/phyllo0 pins the module"
 attach
+kc echo /dev/phyllo0 10 >/dev/null || fail "echo before the settings"
+cfg=/sys/class/phyllo/phyllo0/config
+[ "$(cat $cfg/window)" = 4 ] || fail "config/window: $(cat $cfg/window)"
+echo 9 2>/dev/null >$cfg/window && fail "config/window took 9"
+[ "$(cat $cfg/window)" = 4 ] || fail "a refused config/window changed it"
+sessions=$(stat0 sessions)
+echo 100 >$cfg/rxq_units || fail "config/rxq_units"
+[ "$(cat $cfg/rxq_units)" = 100 ] || fail "config/rxq_units: $(cat $cfg/rxq_units)"
+[ "$(stat0 sessions)" = "$sessions" ] || fail "a receive policy change reset the session"
+# chrdev_open() takes the cdev's owner and then the fops' owner: two
+# references while the file is open (one before cdev.owner was set).
+refs=$(cat /sys/module/phyllo/refcnt)
+exec 3</dev/phyllo0
+[ "$(cat /sys/module/phyllo/refcnt)" = $((refs + 2)) ] ||
+	fail "open /dev/phyllo0: module refcnt $refs -> $(cat /sys/module/phyllo/refcnt)"
+exec 3<&-
+[ "$(cat /sys/module/phyllo/refcnt)" = "$refs" ] || fail "close /dev/phyllo0 kept a module reference"
+
+step "rmmod refused while attached, fine after"
 kc rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
 kc echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
 [ "$(cat /sys/class/phyllo/phyllo0/statistics/rx_units)" -ge 10 ] ||

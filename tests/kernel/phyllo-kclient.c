@@ -16,8 +16,9 @@
  *   phyllo-kclient ldisc TTY N      set the tty's line discipline (0
  *       detaches phyllo while other processes keep the tty open).
  *   phyllo-kclient unit TTY         print N of the /dev/phylloN on TTY.
- *   phyllo-kclient insmod KO | rmmod NAME   load or unload a module with
- *       the bare system calls (Debian's kmod insmod refuses UML modules).
+ *   phyllo-kclient insmod KO [PARAMS] | rmmod NAME   load (with module
+ *       parameters, "a=1 b=2") or unload a module with the bare system
+ *       calls (Debian's kmod insmod refuses UML modules).
  *   phyllo-kclient stall DEV MS     open DEV and do not read for MS ms
  *       (a stalled reader), then print the file's counters as JSON, read
  *       what is queued, and print how many units that was.
@@ -308,7 +309,7 @@ static int cmd_tty(const char *tty, int ldisc, int set)
 	return 0;
 }
 
-static int cmd_module(const char *arg, int load)
+static int cmd_module(const char *arg, int load, const char *params)
 {
 	long ret;
 	int fd;
@@ -319,7 +320,7 @@ static int cmd_module(const char *arg, int load)
 			perror(arg);
 			return 1;
 		}
-		ret = syscall(SYS_finit_module, fd, "", 0);
+		ret = syscall(SYS_finit_module, fd, params, 0);
 		close(fd);
 	} else {
 		ret = syscall(SYS_delete_module, arg, O_NONBLOCK);
@@ -369,13 +370,13 @@ int main(int argc, char **argv)
 		return cmd_tty(argv[2], atoi(argv[3]), 1);
 	if (argc == 3 && !strcmp(argv[1], "unit"))
 		return cmd_tty(argv[2], 0, 0);
-	if (argc == 3 && !strcmp(argv[1], "insmod"))
-		return cmd_module(argv[2], 1);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "insmod"))
+		return cmd_module(argv[2], 1, argc == 4 ? argv[3] : "");
 	if (argc == 3 && !strcmp(argv[1], "rmmod"))
-		return cmd_module(argv[2], 0);
+		return cmd_module(argv[2], 0, "");
 	if (argc == 4 && !strcmp(argv[1], "stall"))
 		return cmd_stall(argv[2], (unsigned int)strtoul(argv[3], NULL, 0));
 	fprintf(stderr, "usage: phyllo-kclient echo DEV COUNT [PEERPID] | hangup DEV PEERPID\n"
-		"       | ldisc TTY N | unit TTY | insmod KO | rmmod NAME | stall DEV MS\n");
+		"       | ldisc TTY N | unit TTY | insmod KO [PARAMS] | rmmod NAME | stall DEV MS\n");
 	return 2;
 }
