@@ -16,8 +16,10 @@ Contract:
     iterating over what ``link.subscribe(prefix, count=, timeout=)`` returns
     (only that subscription's messages; the iteration ends after count
     messages or timeout quiet seconds), or through callbacks run by
-    ``link.loop()``. A message received while waiting for another
-    subscription's is kept (up to ``pending_max``) for the one it matches.
+    ``link.loop()``. A subscription gets what arrives after it is made
+    (subscribe, then publish what is answered). A message received while
+    waiting for another subscription's is kept (up to ``pending_max``) for
+    the one it matches.
   * A session reset (the board restarted) raises SessionReset once from a
     receive; iteration skips it. A hung-up or detached link raises HungUp
     (an iteration just ends). Other failures raise PhylloError, an OSError
