@@ -63,7 +63,8 @@ static void capture_usage(FILE *f)
 	      "  -- COMMAND          run COMMAND meanwhile; without --device it is a\n"
 	      "                      userspace stack (phyllo peer ...) run with\n"
 	      "                      " PHYLLO_CAPTURE_ENV "=FILE: it writes its own frames, both\n"
-	      "                      directions, as the stack sees them\n", f);
+	      "                      directions, as the stack sees them (one stack per\n"
+	      "                      file: a second one would replace it)\n", f);
 }
 
 static void capture_parse(struct capture_opts *o, int argc, char **argv)
@@ -349,14 +350,23 @@ int capture_main(int argc, char **argv)
 	struct capture_opts o = { 0 };
 	struct sigaction sa = { .sa_handler = capture_on_signal };
 	pid_t child;
+	int ret;
 
 	capture_parse(&o, argc, argv);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (o.device)
 		return capture_device(&o);
+	unlink(o.file);	/* so that a command that wrote none is told apart */
 	child = capture_spawn(o.cmd, o.file, true);
 	if (child < 0)
 		return 1;
-	return capture_wait(NULL, NULL, child, o.timeout_s, NULL);
+	ret = capture_wait(NULL, NULL, child, o.timeout_s, NULL);
+	if (access(o.file, F_OK)) {
+		fprintf(stderr, "phyllo capture: %s wrote no %s: only a userspace stack does "
+			"(phyllo peer, a --tty command, a libphyllo program on a tty)\n", o.cmd[0],
+			o.file);
+		return ret ? ret : 1;
+	}
+	return ret;
 }

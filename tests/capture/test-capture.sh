@@ -91,6 +91,9 @@ else
 	bad "capinfos: pcapng, LINKTYPE_USER10"
 fi
 
+"$bin" capture -w "$dir/x.pcapng" -- true >"$dir/out" 2>"$dir/err"
+[ $? = 1 ] && grep -q "true wrote no" "$dir/err" && ok "capture -- a command that writes no capture: said, status 1" ||
+	bad "capture -- a command that writes no capture: said, status 1"
 "$bin" capture -w "$dir/x.pcapng" >"$dir/out" 2>"$dir/err"
 [ $? = 2 ] && grep -q "say what to capture" "$dir/err" && ok "capture with nothing to capture: status 2" ||
 	bad "capture with nothing to capture: status 2"
