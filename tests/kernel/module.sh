@@ -3,8 +3,9 @@
 # make module: phyllo.ko against each kernel of the matrix with W=1 and no
 # warning allowed, and no 64-bit division helper left for the kernel to
 # resolve (the core has no 64-bit division; on 32-bit ARM gcc turns one
-# into __aeabi_uldivmod, which armmp exports, so modpost alone would not
-# notice: `nm -u` of the .ko is checked, and modpost's output too); the
+# into __aeabi_uldivmod, which armmp does not export, so modpost fails
+# the build naming it: modpost's output is checked for the helpers, and
+# `nm -u` of every .ko, whatever its architecture, too); the
 # uapi header standalone with -Wall -Werror; the newest kernel tree's
 # checkpatch on every glue file.
 # Usage: tests/kernel/module.sh BUILDDIR [KERNEL...]
@@ -27,12 +28,16 @@ build=$(cd "$build" && pwd)
 
 # divhelpers_check CROSS OBJ LOG: 1 if OBJ needs (CROSS's nm -u), or LOG
 # (modpost's output) names, a 64-bit division helper; 2 if nm fails.
+# Either may be "".
 divhelpers_check() {
-	syms=$("${1}nm" -u "$2") || return 2
-	found=$(printf '%s\n' "$syms" | grep -wE "$divhelpers" || true)
+	found=""
+	if [ -n "$2" ]; then
+		syms=$("${1}nm" -u "$2") || return 2
+		found=$(printf '%s\n' "$syms" | grep -wE "$divhelpers" || true)
+	fi
 	[ -z "$3" ] || found="$found$(grep -wE "$divhelpers" "$3" || true)"
 	[ -z "$found" ] && return 0
-	echo "module: $2 needs a 64-bit division helper: $found" >&2
+	echo "module: ${2:-the build} needs a 64-bit division helper: $found" >&2
 	return 1
 }
 # The check itself, once for 32-bit ARM: an object that divides a u64 must
@@ -67,6 +72,7 @@ for name in "$@"; do
 		"$here/kmod.sh" "$out" "$kdir" >"$log" 2>&1
 	fi || {
 		cat "$log" >&2
+		divhelpers_check "$kcross" "" "$log" || true
 		echo "module: building against $kver failed" >&2
 		exit 1
 	}
