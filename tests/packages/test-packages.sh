@@ -4,7 +4,7 @@
 # test-packages.sh BUILDDIR - the Debian packages as a Debian 12 user gets
 # them (make test-packages, in make check):
 #  1. every binary package of debian/ built with dpkg-buildpackage
-#     (tests/dkms/deb.sh, into BUILDDIR/deb/);
+#     (tests/dkms/deb.sh, into BUILDDIR/packages/deb/);
 #  2. lintian on them: no error (the warning count is printed);
 #  3. a fresh copy (overlayfs, thrown away after) of a cached minimal
 #     Debian 12 chroot (scripts/debian-chroot.sh bookworm-pkgs: minbase,
@@ -20,8 +20,10 @@ set -u
 build=$1
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-mkdir -p "$build"
-build=$(cd "$build" && pwd)
+# a build of its own (BUILDDIR/packages/deb/), apart from test-dkms's
+# BUILDDIR/deb/, so that make -j runs them side by side
+mkdir -p "$build/packages"
+build=$(cd "$build/packages" && pwd)
 . "$repo/tests/userspace/checks.sh"
 
 # 1. the packages
