@@ -9,6 +9,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
@@ -20,6 +24,7 @@
 #include "cmds.h"
 #include "dev.h"
 #include "diag.h"
+#include "lib.h"
 #include "link.h"
 #include "ttylock.h"
 #include "util.h"
@@ -132,12 +137,56 @@ static void stats_table(const uint32_t *v, unsigned int n)
 		printf("%-16s %10u\n", phyllo_stat_name(i), v[i]);
 }
 
+/*
+ * The counters a running --tty program reports for the port it holds
+ * (lib_report.c): printed, 0; 1 when there is no live report (nobody
+ * holds the port, or its program is gone).
+ */
+static int stats_live(const struct small_opts *o)
+{
+	char path[PATH_MAX], cmd[120];
+	json_t *root, *st, *v;
+	struct timespec ts;
+	unsigned int i;
+	long long pid;
+	int n = 0;
+
+	if (phyllo_lib_report_path(o->link.tty, path, sizeof(path)))
+		return 1;
+	root = json_load_file(path, 0, NULL);
+	st = root ? json_object_get(root, "stats") : NULL;
+	pid = root ? json_integer_value(json_object_get(root, "pid")) : 0;
+	if (!st || pid <= 0 || pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH)) {
+		json_decref(root);
+		return 1;
+	}
+	if (o->json) {
+		json_dumpf(st, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (dev_tty_holder(o->link.tty, cmd, sizeof(cmd)) != (pid_t)pid)
+			snprintf(cmd, sizeof(cmd), "?");
+		printf("# %s: the live session of process %lld (%s), which holds the port; "
+		       "%.1f s ago\n", o->link.tty, pid, cmd,
+		       ((double)ts.tv_sec * 1000 + ts.tv_nsec / 1e6 -
+			(double)json_integer_value(json_object_get(root, "time_ms"))) / 1000);
+		for (i = 0; phyllo_stat_name(i); i++)
+			if ((v = json_object_get(st, phyllo_stat_name(i))) && ++n)
+				printf("%-16s %10lld\n", phyllo_stat_name(i),
+				       (long long)json_integer_value(v));
+	}
+	json_decref(root);
+	return 0;
+}
+
 int stats_main(int argc, char **argv)
 {
 	static const char usage[] = "usage: phyllo stats [-d DEV | --tty TTY] [-b N] [--preset P] "
 		"[-t SECONDS] [--json]\n"
 		"Print the link's counters: on -d DEV the kernel's, since the link was\n"
-		"attached. With --tty they are this command's own: it opens a new session\n"
+		"attached. With --tty, while another program holds the port, the counters\n"
+		"it reports of its session; else this command's own: it opens a new session\n"
 		"(up to -t seconds, default 5) and shows what that session counted; the\n"
 		"board's own counters: phyllo pub --tty TTY --reply stats null.\n"
 		"  -t, --timeout S    --tty: seconds to wait for the session (default 5)\n"
@@ -151,6 +200,9 @@ int stats_main(int argc, char **argv)
 	if (small_parse(&o, &argc, &argv, usage, "phyllo stats", "dTbPtj") != argc)
 		util_usage_error("phyllo stats", usage, "'%s' is not an option or argument of "
 				 "stats", argv[optind]);
+	/* a program holds the port: its counters, as it reports them */
+	if (o.link.tty && !stats_live(&o))
+		return 0;
 	h = dev_open_link(&o.link, "phyllo stats");
 	if (!h)
 		return 1;
@@ -356,19 +408,35 @@ static int recv_error(const struct small_opts *o, int err, const char *who,
 	return err == -ECONNRESET ? 0 : 1;
 }
 
+/* SIGINT or SIGTERM: sub stops, closing the link as it should (the owed
+ * acknowledgement goes out, the running report is removed). */
+static volatile sig_atomic_t sub_stop;
+
+static void sub_on_signal(int sig)
+{
+	sub_stop = sig;
+}
+
 /* Wait for and print up to count units (0: forever); timeout per unit
- * (0: none). */
+ * (0: none), waited for in slices so that a signal ends the wait. */
 static int read_messages(struct phyllo *h, const struct small_opts *o, unsigned long count,
 			 const char *topic)
 {
 	unsigned long got = 0;
 	struct phyllo_message m;
 	struct diag d;
+	int64_t deadline = 0;
 
 	diag_begin(&d, h);
-	while (!count || got < count) {
-		int ret = phyllo_recv(h, &m, o->timeout_s ? (int)o->timeout_s * 1000 : -1);
+	while ((!count || got < count) && !sub_stop) {
+		int ret;
 
+		if (!deadline && o->timeout_s)
+			deadline = (int64_t)(util_now_us() / 1000) + (int64_t)o->timeout_s * 1000;
+		ret = phyllo_recv(h, &m, 200);
+		if (ret == -ETIMEDOUT && (!o->timeout_s || (int64_t)(util_now_us() / 1000) < deadline))
+			continue;
+		deadline = 0;
 		if (ret < 0) {
 			if (recv_error(o, ret, "phyllo sub", &d, h, DIAG_MESSAGE, topic))
 				return 1;
@@ -504,6 +572,7 @@ int sub_main(int argc, char **argv)
 		"                     wait for ever)\n"
 		"  -j, --json         one JSON object per message\n"
 		LINK_USAGE;
+	struct sigaction sa = { .sa_handler = sub_on_signal };
 	struct small_opts o;
 	struct phyllo *h;
 	int ret, i = small_parse(&o, &argc, &argv, usage, "phyllo sub", "dTbPntj");
@@ -527,9 +596,11 @@ int sub_main(int argc, char **argv)
 		phyllo_close(h);
 		return 1;
 	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	ret = read_messages(h, &o, o.count, argv[i]);
 	phyllo_close(h);
-	return ret;
+	return sub_stop ? 128 + sub_stop : ret;
 }
 
 /* Read what is there, all of it, then sleep: an application that is slow. */

@@ -19,6 +19,10 @@ set -u
 bin=$1
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/checks.sh"
+# where --tty programs report their counters while they run (lib_report.c)
+PHYLLO_RUN_DIR=$dir/run
+export PHYLLO_RUN_DIR
+mkdir "$PHYLLO_RUN_DIR"
 
 # wait_link PATH: until the pty's symlink is there
 wait_link() {
@@ -179,4 +183,19 @@ if kill -0 $sub 2>/dev/null; then
 else
 	bad "8: sub with no -t ended: $(cat "$dir/sub.err")"
 fi
+
+# the userspace stack's counters while it runs: sub holds the port
+run "live: stats --tty on a port in use shows the holder's session" \
+	"the live session of process $sub (.*sub --tty $dir/quiet nothing)" \
+	"$bin" stats --tty "$dir/quiet"
+grep -q "^sessions  *1$" "$dir/out" && ok "live: with its counters (sessions 1)" ||
+	bad "live: counters"
+run "live: and as JSON" '^{"rx_bytes":[1-9][0-9]*,.*"sessions":1,' \
+	"$bin" stats --tty "$dir/quiet" --json
+kill -TERM $sub
+wait $sub
+rc=$?
+[ $rc -eq 143 ] && [ -z "$(ls "$dir/run")" ] &&
+	ok "live: sub ends on SIGTERM (143) and removes its report" ||
+	bad "live: sub on SIGTERM (rc $rc, left: $(ls "$dir/run"))"
 checks_done

@@ -72,6 +72,8 @@ struct phyllo {
 	bool held;			/* the core holds the link: queue full */
 	uint32_t reset_lost_seen;
 	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE (lib_capture.h) */
+	char report_path[160];		/* lib_report.c: "" for none */
+	int64_t report_ms;		/* when it was last written */
 };
 
 /* What a transport does; every function returns >= 0 or -errno. */
@@ -111,6 +113,15 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
  * one of them), and the i-th of them (0 past the last), for the tool. */
 speed_t phyllo_lib_baud_speed(unsigned long baud);
 unsigned long phyllo_lib_baud_at(unsigned int i);
+
+/* lib_report.c: the counters of a tty handle while it runs, in a file
+ * other programs read (phyllo stats --tty on a port in use). The file's
+ * path for the tty at path (-ENOENT: no run directory, or no /dev node);
+ * start, write (at most once a second), remove. */
+int phyllo_lib_report_path(const char *tty, char *buf, size_t len);
+void phyllo_lib_report_open(struct phyllo *h);
+void phyllo_lib_report(struct phyllo *h);
+void phyllo_lib_report_close(struct phyllo *h);
 
 /* The core's error as an errno value (the library's one place). */
 int phyllo_lib_errno(int phyllo_err);

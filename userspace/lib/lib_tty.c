@@ -209,6 +209,7 @@ static int t_service(struct phyllo *h)
 	}
 	t_flush(h);
 	t_arm(h, next);
+	phyllo_lib_report(h);
 	if (!h->hungup)
 		phyllo_lib_io_events(h, EPOLLIN | (h->txlen || h->want_out ? EPOLLOUT : 0));
 	h->want_out = false;
@@ -297,6 +298,7 @@ static void t_close(struct phyllo *h)
 	}
 	phyllo_capture_close(h->cap);
 	h->cap = NULL;
+	phyllo_lib_report_close(h);
 }
 
 const struct lib_transport phyllo_lib_tty_transport = {
@@ -407,6 +409,8 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 	ret = phyllo_capture_open_env(&h->cap, "libphyllo", h->io_fd, NULL, h->preset);
 	if (ret)
 		return ret;
+	if (is_tty)
+		phyllo_lib_report_open(h);
 	t_events(h);
 	return t_service(h);
 }
