@@ -52,7 +52,8 @@ static void arq_emit_control(struct phyllo_arq *a, uint8_t flags)
 }
 
 /* Units we refused while full: ask for them now rather than at the peer's
- * timeout. */
+ * timeout.
+ */
 static void arq_ask_again(struct phyllo_arq *a)
 {
 	a->hold_dropped = false;
@@ -135,7 +136,8 @@ static void arq_transmit_new(struct phyllo_arq *a, uint32_t now)
 }
 
 /* Go back N: everything sent and unacknowledged goes out again, in order
- * (timeout: why, for the trace). */
+ * (timeout: why, for the trace).
+ */
 static void arq_resend_all(struct phyllo_arq *a, uint32_t now, bool timeout)
 {
 	uint8_t i;
@@ -264,7 +266,8 @@ static void arq_on_ack(struct phyllo_arq *a, uint8_t ack, bool nak, uint32_t now
 }
 
 /* Units sent in the session that just ended are lost: count and retire
- * them. Queued units never sent stay for the next session. */
+ * them. Queued units never sent stay for the next session.
+ */
 static void arq_drop_inflight(struct phyllo_arq *a)
 {
 	uint8_t n = a->tx_sent;
@@ -316,7 +319,8 @@ static void arq_stale_control(struct phyllo_arq *a)
 }
 
 /* The sender's nonce in a SYN or SYN|ACK: all 32 bits when the peer sends
- * them, else the low byte in seq. */
+ * them, else the low byte in seq.
+ */
 static uint32_t arq_syn_nonce(const uint8_t *p, const uint8_t *body, uint16_t nbody)
 {
 	return nbody >= 5 ? arq_get32(body + 1) : p[0];
@@ -399,7 +403,8 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 		a->rx_next++;
 		a->nak_sent = false;
 		/* Delay the ACK for a piggyback, but never past a second unit:
-		 * a streaming sender must not wait on our timer. */
+		 * a streaming sender must not wait on our timer.
+		 */
 		a->ack_due = a->ack_pending ? now : now + a->cfg.ack_delay_ms;
 		a->ack_pending = true;
 		return 0;
@@ -413,7 +418,8 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 	/* Ahead of rx_next: something was lost, or refused while held (then
 	 * the release asks for it). Ask once, and again only if the gap
 	 * outlives our own retransmit timeout (which has learnt how slow the
-	 * line is). */
+	 * line is).
+	 */
 	if (a->hold_dropped)
 		return PHYLLO_E_HOLD;
 	if (!a->nak_sent || now - a->nak_time >= a->rto) {

@@ -47,7 +47,8 @@
 #define PHYLLO_ARQ_POLL_FRAMES(window) ((window) + 3)
 
 /* A largest frame's time on a line of `baud` (8N1: 10 bits a byte), in
- * whole ms rounded up: the value for phyllo_arq_config.line_ms. */
+ * whole ms rounded up: the value for phyllo_arq_config.line_ms.
+ */
 #define PHYLLO_LINE_MS(baud) \
 	((uint16_t)(((uint32_t)PHYLLO_WIRE_MAX * 10000u + (uint32_t)(baud) - 1) / (uint32_t)(baud)))
 
@@ -55,7 +56,8 @@
 #define PHYLLO_EV_OPEN   0x01  /* a session opened */
 #define PHYLLO_EV_RESET  0x02  /* an open session ended (peer restart, RST,
 				* link loss, local reset): units in flight
-				* were lost, counted in stats->tx_reset_lost */
+				* were lost, counted in stats->tx_reset_lost
+				*/
 #define PHYLLO_EV_ROOM   0x04  /* units were retired: room to queue more */
 
 enum phyllo_arq_state {
@@ -72,26 +74,31 @@ struct phyllo_arq_config {
 	uint16_t rto_init_ms;   /* before the first round-trip sample */
 	uint16_t ack_delay_ms;  /* pure-ACK delay, waiting for a piggyback */
 	uint8_t max_retries;    /* timeouts without progress before the session
-				 * is declared lost; 0 = never */
+				 * is declared lost; 0 = never
+				 */
 	bool hold_until_room;   /* accept a reliable unit only while our send
 				 * window has room once its ACK is applied: for
 				 * a peer that answers every unit (an echo
-				 * server) and has nowhere else to put it */
+				 * server) and has nowhere else to put it
+				 */
 	uint16_t line_ms;       /* time a largest frame takes on the line, one
 				 * way (0: unknown or instant, e.g. a pty); the
 				 * RTO never goes below SRTT plus a frame each
-				 * way plus rto_min_ms */
+				 * way plus rto_min_ms
+				 */
 };
 
 /* Defaults: Go-Back-N as the public host, adaptive timeout; the window
- * shrinks to fit a smaller PHYLLO_ARQ_WINDOW_MAX. */
+ * shrinks to fit a smaller PHYLLO_ARQ_WINDOW_MAX.
+ */
 #define PHYLLO_ARQ_CONFIG_DEFAULT { \
 	.window = PHYLLO_ARQ_WINDOW_MAX < 4 ? PHYLLO_ARQ_WINDOW_MAX : 4, .handshake = true, \
 	.rto_min_ms = 10, .rto_max_ms = 1000, .rto_init_ms = 100, \
 	.ack_delay_ms = 4, .max_retries = 0 }
 
 /* Where the reliable layer sends a unit: hdr is the 4-byte reliable header
- * (plus ext, never sent by us), body the payload. */
+ * (plus ext, never sent by us), body the payload.
+ */
 struct phyllo_arq_link {
 	void (*send)(void *ctx, const uint8_t *hdr, uint8_t nhdr,
 		     const uint8_t *body, uint16_t nbody);
@@ -159,19 +166,22 @@ struct phyllo_arq {
 	uint32_t tx_queued_total;
 	uint32_t tx_retired_total;
 	struct phyllo_arq_slot slot[PHYLLO_ARQ_WINDOW_MAX];
+
 	PHYLLO_TRACE_FIELD
 };
 
 /* nonce: must differ from the one this side used before it (re)started:
  * the peer tells a restart from a repeated or delayed SYN by it alone
- * (kernel and userspace: random; AVR: a boot counter in EEPROM). */
+ * (kernel and userspace: random; AVR: a boot counter in EEPROM).
+ */
 int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 		    const struct phyllo_arq_link *link, struct phyllo_stats *stats,
 		    uint32_t nonce);
 /* Units that can still be queued now. */
 uint8_t phyllo_arq_room(const struct phyllo_arq *a);
 /* Queue a reliable unit; type >= 0x10. Returns 0, PHYLLO_E_AGAIN,
- * PHYLLO_E_TOOBIG or PHYLLO_E_INVAL. */
+ * PHYLLO_E_TOOBIG or PHYLLO_E_INVAL.
+ */
 int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
 		    uint16_t len, uint32_t now_ms);
 /* Send an unreliable (NOS) unit at once, with a piggybacked ACK. */
@@ -185,18 +195,22 @@ int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
 int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 		       uint32_t now_ms, struct phyllo_unit *out);
 /* Run the timers; returns milliseconds until the next call is needed
- * (at most 1000). */
+ * (at most 1000).
+ */
 uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms);
 /* Drop the session, report what was in flight as lost, start a handshake;
- * with rst the peer is told to do the same. */
+ * with rst the peer is told to do the same.
+ */
 void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms);
 /* Receiver back-pressure: while held, new data is neither accepted nor
  * acknowledged, so the peer's window closes instead of data being lost.
- * Releasing the hold asks for what was refused (NAK, at the next poll). */
+ * Releasing the hold asks for what was refused (NAK, at the next poll).
+ */
 void phyllo_arq_hold(struct phyllo_arq *a, bool hold);
 /* The reliable unit the last phyllo_arq_receive() returned cannot be
  * taken: unaccept it, as if held. Returns 0, or PHYLLO_E_INVAL when the
- * last receive accepted no reliable unit (NOS units cannot be refused). */
+ * last receive accepted no reliable unit (NOS units cannot be refused).
+ */
 int phyllo_arq_refuse(struct phyllo_arq *a);
 /* What happened since the last call: PHYLLO_EV_* bits; clears them. */
 uint8_t phyllo_arq_take_events(struct phyllo_arq *a);

@@ -37,7 +37,8 @@ int phyllo_chunk_feed(struct phyllo_chunk *c, const uint8_t *buf, uint16_t n, ui
 	int ret;
 
 	/* memchr and memcpy rather than a byte loop: the C library's are
-	 * tuned, and an 8-bit MCU spends most of its receive time here. */
+	 * tuned, and an 8-bit MCU spends most of its receive time here.
+	 */
 	while (p != end) {
 		const uint8_t *z = *p == PHYLLO_DELIMITER ? p :	/* a frame's leading 0 */
 				   memchr(p, PHYLLO_DELIMITER, (size_t)(end - p));

@@ -20,7 +20,8 @@
 #include "phyllo_wire.h"
 
 /* Table-driven update (512 bytes of table, in flash on the AVR): the AVR
- * fast path where PHYLLO_FAST_AVR is set, else the portable one. */
+ * fast path where PHYLLO_FAST_AVR is set, else the portable one.
+ */
 uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n);
 /* The portable C table-driven update: the fast path's reference. */
 uint32_t phyllo_crc_update_portable(uint32_t crc, const uint8_t *p, uint16_t n);
@@ -30,7 +31,8 @@ uint32_t phyllo_crc_update_bitwise(uint32_t crc, const uint8_t *p, uint16_t n);
 uint32_t phyllo_crc32(const uint8_t *p, uint16_t n);
 
 /* Bytes the fast version's tables occupy, and how many of them are RAM
- * (none where PHYLLO_ROM is flash), for the benchmarks. */
+ * (none where PHYLLO_ROM is flash), for the benchmarks.
+ */
 extern const uint16_t phyllo_crc_table_bytes;
 extern const uint16_t phyllo_crc_table_ram_bytes;
 

@@ -22,11 +22,13 @@ struct phyllo_unit {
 /* Datagram: PHYLLO_E_LENGTH unless n == 2 + length byte. */
 int phyllo_datagram_parse(const uint8_t *frame, uint16_t n, struct phyllo_unit *u);
 /* Writes the 2-byte header for a payload of len bytes with the given type.
- * Returns PHYLLO_DATAGRAM_HDR or PHYLLO_E_TOOBIG. */
+ * Returns PHYLLO_DATAGRAM_HDR or PHYLLO_E_TOOBIG.
+ */
 int phyllo_datagram_header(uint8_t hdr[PHYLLO_DATAGRAM_HDR], uint8_t type, uint16_t len);
 
 /* Validated datagram: PHYLLO_E_LENGTH if shorter than the header,
- * PHYLLO_E_CRC on a checksum mismatch. */
+ * PHYLLO_E_CRC on a checksum mismatch.
+ */
 int phyllo_validated_parse(const uint8_t *p, uint16_t n, struct phyllo_unit *u);
 /*
  * Writes the 5-byte header (CRC, type) at hdr[0..5) for type + pre + body,

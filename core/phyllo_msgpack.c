@@ -31,7 +31,8 @@ static void mp_be32(uint8_t *p, uint32_t v)
 }
 
 /* A marker byte followed by the low nbytes (<= 4) of v, big-endian.
- * 32-bit on purpose: 64-bit shifts are library loops on an 8-bit MCU. */
+ * 32-bit on purpose: 64-bit shifts are library loops on an 8-bit MCU.
+ */
 static void mp_put(struct phyllo_mp_writer *w, uint8_t marker, uint32_t v, uint8_t nbytes)
 {
 	uint8_t *p;
@@ -42,10 +43,18 @@ static void mp_put(struct phyllo_mp_writer *w, uint8_t marker, uint32_t v, uint8
 	w->len += 1u + nbytes;
 	*p++ = marker;
 	switch (nbytes) {
-	case 4: mp_be32(p, v); break;
-	case 2: p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; break;
-	case 1: p[0] = (uint8_t)v; break;
-	default: break;
+	case 4:
+		mp_be32(p, v);
+		break;
+	case 2:
+		p[0] = (uint8_t)(v >> 8);
+		p[1] = (uint8_t)v;
+		break;
+	case 1:
+		p[0] = (uint8_t)v;
+		break;
+	default:
+		break;
 	}
 }
 
@@ -289,8 +298,12 @@ static int mp_read_marker(struct phyllo_mp_reader *r, uint8_t b, struct phyllo_m
 		return PHYLLO_E_MSGPACK;
 	o->len = n;
 	switch (info & 0xf0) {
-	case MP_ARR: o->kind = PHYLLO_MP_ARRAY; return 0;
-	case MP_MAP: o->kind = PHYLLO_MP_MAP; return 0;
+	case MP_ARR:
+		o->kind = PHYLLO_MP_ARRAY;
+		return 0;
+	case MP_MAP:
+		o->kind = PHYLLO_MP_MAP;
+		return 0;
 	default:
 		o->kind = b >= 0xd9 ? PHYLLO_MP_STR : PHYLLO_MP_BIN;
 		return mp_take_bytes(r, o);
@@ -376,14 +389,13 @@ int phyllo_mp_skip(struct phyllo_mp_reader *r)
 			return PHYLLO_E_MSGPACK;
 		b = *p++;
 		pending--;
-		if (b <= 0x7f || b >= 0xe0) {
-			/* fixint: nothing more */
-		} else if (b <= 0x9f) {
-			items = (uint16_t)((b & 0x0f) << (b <= 0x8f));	/* a map: 2 per entry */
-		} else if (b <= 0xbf) {
-			skip = b & 0x1f;
-		} else if (mp_skip_marker(p, (uint16_t)(end - p), b, &skip, &items)) {
-			return PHYLLO_E_MSGPACK;
+		if (b > 0x7f && b < 0xe0) {	/* a fixint is the byte alone */
+			if (b <= 0x9f)		/* a map: 2 per entry */
+				items = (uint16_t)((b & 0x0f) << (b <= 0x8f));
+			else if (b <= 0xbf)
+				skip = b & 0x1f;
+			else if (mp_skip_marker(p, (uint16_t)(end - p), b, &skip, &items))
+				return PHYLLO_E_MSGPACK;
 		}
 		rem = (uint16_t)(end - p);
 		if (skip > rem)

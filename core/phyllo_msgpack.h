@@ -53,7 +53,8 @@ void phyllo_mp_write_nil(struct phyllo_mp_writer *w);
 void phyllo_mp_write_bool(struct phyllo_mp_writer *w, bool v);
 void phyllo_mp_write_uint(struct phyllo_mp_writer *w, uint64_t v);
 /* 32-bit forms of the above: the same bytes, without 64-bit arithmetic
- * (which an 8-bit MCU does in slow library loops). */
+ * (which an 8-bit MCU does in slow library loops).
+ */
 void phyllo_mp_write_u32(struct phyllo_mp_writer *w, uint32_t v);
 void phyllo_mp_write_i32(struct phyllo_mp_writer *w, int32_t v);
 void phyllo_mp_write_int(struct phyllo_mp_writer *w, int64_t v);

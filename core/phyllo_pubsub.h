@@ -33,11 +33,13 @@ int phyllo_doc_parse(const uint8_t *p, uint16_t n, struct phyllo_doc *d);
 int phyllo_doc_header(uint8_t hdr[PHYLLO_DOC_HDR], uint8_t format, uint8_t schema);
 
 /* PHYLLO_E_LENGTH if truncated, PHYLLO_E_TOPIC if the topic-length byte has
- * its reserved high bits set. */
+ * its reserved high bits set.
+ */
 int phyllo_pubsub_parse(const uint8_t *p, uint16_t n, struct phyllo_pubsub *m);
 /* Writes type, topic length and topic into out (cap bytes); returns the
  * header length, PHYLLO_E_TOPIC for a topic over 15 bytes or
- * PHYLLO_E_NOSPACE. */
+ * PHYLLO_E_NOSPACE.
+ */
 int phyllo_pubsub_header(uint8_t *out, uint16_t cap, uint8_t type,
 			 const uint8_t *topic, uint8_t topic_len);
 /* True when the message topic starts with prefix[0..n). */

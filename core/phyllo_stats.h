@@ -24,7 +24,7 @@ struct phyllo_stats {
 	uint32_t rx_flags;        /* unsupported reliable flags */
 	uint32_t rx_seq;          /* out of order, dropped (Go-Back-N) */
 	uint32_t rx_dup;          /* already delivered, re-acknowledged */
-	uint32_t rx_ack_stale;    /* acknowledgement outside the window */
+	uint32_t rx_ack_stale;    /* acknowledgment outside the window */
 	uint32_t rx_nosession;    /* reliable unit before the handshake */
 	uint32_t rx_hold;         /* receiver full, left unacknowledged */
 	uint32_t rx_naks;         /* NAKs received */
@@ -34,7 +34,7 @@ struct phyllo_stats {
 	uint32_t tx_bytes;        /* bytes written, delimiters included */
 	uint32_t tx_retransmits;  /* units sent again */
 	uint32_t tx_timeouts;     /* retransmit timer expiries */
-	uint32_t tx_acks;         /* pure acknowledgements sent */
+	uint32_t tx_acks;         /* pure acknowledgments sent */
 	uint32_t tx_naks;         /* NAKs sent */
 	uint32_t tx_reset_lost;   /* sent, unacknowledged, lost to a reset */
 	/* link */
@@ -43,7 +43,8 @@ struct phyllo_stats {
 	uint32_t rtt_ms;          /* smoothed round trip */
 	uint32_t rto_ms;          /* current retransmit timeout */
 	uint32_t rx_ctrl_stale;   /* SYN, SYN|ACK or RST that fits neither the
-				   * session's state nor its nonces: dropped */
+				   * session's state nor its nonces: dropped
+				   */
 };
 
 #define PHYLLO_STATS_FIELDS (sizeof(struct phyllo_stats) / sizeof(uint32_t))

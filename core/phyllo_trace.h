@@ -33,7 +33,10 @@ enum phyllo_trace_point {
 #include PHYLLO_TRACE_HEADER
 #define PHYLLO_TRACE_FIELD void *trace_ctx;
 #else
-/* a and b are side-effect free: "used", and optimised away */
+/*
+ * a and b are side-effect free: "used", and optimised away; ctx names a
+ * field that only exists with a trace header, so it is never expanded
+ */
 #define PHYLLO_TRACE(ctx, point, a, b) do { (void)(a); (void)(b); } while (0)
 #define PHYLLO_TRACE_FIELD
 #endif

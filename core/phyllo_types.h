@@ -78,7 +78,7 @@ enum phyllo_err {
 	PHYLLO_E_FLAGS = -9,     /* reliable-buffer flag we do not implement */
 	PHYLLO_E_SEQ = -10,      /* reliable unit out of order (dropped) */
 	PHYLLO_E_DUP = -11,      /* reliable unit already delivered */
-	PHYLLO_E_ACK = -12,      /* acknowledgement outside the window */
+	PHYLLO_E_ACK = -12,      /* acknowledgment outside the window */
 	PHYLLO_E_NOSESSION = -13,/* reliable unit before the handshake */
 	PHYLLO_E_HOLD = -14,     /* receiver full: unit left unacknowledged */
 	PHYLLO_E_TOPIC = -15,    /* pub-sub topic length byte over 15 */
