@@ -13,13 +13,24 @@ while [ ! -e /tmp/pty ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 dev=$(phyllo attach /tmp/pty 2>/tmp/err) || { echo "FAIL attach: $(cat /tmp/err)"; exit 1; }
 phyllo echo -d "$dev" -n 5 >/dev/null 2>&1	# the session is open
 sleep 0.5
-# The counters are read inside the capture, the link quiet, so that the
-# events between them are exactly what the capture holds.
+# The counters are read inside the capture with the link quiet, so that
+# the events between them are exactly what the capture holds: quiet is no
+# counter moving for 1.2 s, longer than the largest retransmit timeout
+# (1 s), so that neither side still has a unit to resend.
 cat >/tmp/run.sh <<EOS
-phyllo stats -d $dev --json >/tmp/before.json
+quiet() {
+	phyllo stats -d $dev --json >/tmp/q1
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		sleep 1.2
+		phyllo stats -d $dev --json >/tmp/q2
+		cmp -s /tmp/q1 /tmp/q2 && break
+		mv /tmp/q2 /tmp/q1
+	done
+	mv /tmp/q2 "\$1"
+}
+quiet /tmp/before.json
 phyllo echo -d $dev -n ${PHYLLO_COUNT:-300} --payload small >/tmp/echo.out || exit 1
-sleep 1
-phyllo stats -d $dev --json >/tmp/after.json
+quiet /tmp/after.json
 EOS
 phyllo capture -w /tmp/k.pcapng --device "$dev" -- sh /tmp/run.sh 2>/tmp/err
 rc=$?

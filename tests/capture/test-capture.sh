@@ -73,7 +73,7 @@ PHYLLO_CAPTURE=$dir/nodir/x.pcapng "$bin" echo --tty "$dir/pty2" -n 1 -t 1 >"$di
 	bad "libphyllo: an unwritable PHYLLO_CAPTURE fails the open, said"
 kill "$echo2_pid" 2>/dev/null
 wait "$echo2_pid" 2>/dev/null
-py session "$lua" "$dir/lib.pcapng" "$dir/lib.json"
+py session "$lua" "$dir/lib.pcapng" "$dir/lib.json" --closing
 
 # The session must have exercised what the counts compare.
 for f in rx_crc tx_naks tx_retransmits rx_framing; do
