@@ -179,6 +179,7 @@ static int trace_start(struct capture_trace *t, int unit)
 	if (mkdir(t->dir, 0700)) {
 		fprintf(stderr, "phyllo capture: cannot make the trace instance %s: %s\n", t->dir,
 			strerror(errno));
+		t->dir[0] = 0;	/* nothing to remove */
 		return -1;
 	}
 	snprintf(filter, sizeof(filter), "unit == %d", unit);
