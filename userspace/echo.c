@@ -253,6 +253,21 @@ static void echo_adapt(struct phyllo *h, struct client *c, struct echo_adapt_sta
 	a->naks0 = naks;
 }
 
+/* Done: let the last acknowledgement go out (it waits ack_delay_ms for a
+ * unit to ride on) before the counters are read for the report, as
+ * phyllo peer lingers; the far end has nothing more to send. */
+static void echo_linger(struct phyllo *h)
+{
+	uint64_t end = util_now_us() + 30000;
+
+	while (util_now_us() < end) {
+		struct pollfd pfd = { .fd = phyllo_fd(h), .events = POLLIN };
+
+		phyllo_dispatch(h);
+		poll(&pfd, 1, 5);
+	}
+}
+
 static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts *o, bool bar,
 		     const struct diag *d)
 {
@@ -283,6 +298,7 @@ static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts 
 			return -1;
 		}
 	}
+	echo_linger(h);
 	if (bar) {
 		client_progress(stderr, c);
 		fputc('\n', stderr);
