@@ -27,15 +27,19 @@
 #                the package's contents, and dkms.conf's MAKE line run as
 #                DKMS runs it against 6.1's and 6.12's headers
 #   deb          build/dkms/phyllo-dkms_<version>_all.deb
+#   upstream     the driver laid into a copy of linux-source-6.12 as it
+#                would be submitted (drivers/tty/phyllo/, Kconfig, uapi,
+#                Documentation/ RST and ABI; tests/kernel/upstream.sh),
+#                built there W=1 as a module and built in; docs checked
 
 ARM_KERNELS ?= arm64-6.1 arm64-6.12 armmp-6.1 armmp-6.12 armmp-lpae-6.1 armmp-lpae-6.12
 KERNELS ?= 6.1 6.12 unstable $(ARM_KERNELS)
 ARM_TOOL := $(if $(filter arm64-%,$(KERNELS)),$(BUILD)/arm64/phyllo)
 KUNIT_KERNELS ?= 6.1 6.12
 
-CHECK_TARGETS += module kunit test-kernel test-qemu test-dkms
+CHECK_TARGETS += module upstream kunit test-kernel test-qemu test-dkms
 
-.PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short deb
+.PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short deb upstream
 
 module:
 	@scripts/deps.sh kernel qemu kernels arm
@@ -74,3 +78,7 @@ test-dkms: $(HOST)/phyllo
 test-dkms-short:
 	@scripts/deps.sh dkms kernels qemu
 	tests/dkms/dkms-short.sh $(BUILD) 6.1 6.12
+
+upstream:
+	@scripts/deps.sh kernel kernels
+	tests/kernel/upstream.sh $(BUILD)
