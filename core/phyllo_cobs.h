@@ -69,5 +69,13 @@ void phyllo_cobs_rx_init(struct phyllo_cobs_rx *r);
  */
 int phyllo_cobs_rx_feed(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n,
 			uint16_t *used);
+/*
+ * The same, but it stops before a delimiter that would end a non-empty
+ * chunk (the next feed starts with it): it never completes a frame, so
+ * it may run while the last frame's bytes are no longer needed but the
+ * layers above must not be entered (the AVR firmware, during a write).
+ * Returns the bytes taken.
+ */
+uint16_t phyllo_cobs_rx_take(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n);
 
 #endif /* PHYLLO_COBS_H */

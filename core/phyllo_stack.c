@@ -174,6 +174,14 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
 	return i;
 }
 
+uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf, uint16_t n)
+{
+	uint16_t k = phyllo_cobs_rx_take(&s->rx, buf, n);
+
+	s->stats.rx_bytes += k;
+	return k;
+}
+
 int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,
 		      uint16_t len, bool reliable, uint32_t now_ms)
 {

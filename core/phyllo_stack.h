@@ -65,6 +65,12 @@ uint16_t phyllo_stack_mtu(uint8_t preset);
 /* Returns the number of bytes consumed; *got is true when *unit is set. */
 uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16_t n,
 			      uint32_t now_ms, struct phyllo_unit *unit, bool *got);
+/* Bytes into the frame decoder only, up to (not including) a delimiter that
+ * would complete a frame (phyllo_cobs_rx_take()): nothing is climbed or
+ * delivered, the next receive goes on from there. For a glue that takes in
+ * bytes while its output sink is busy (the AVR firmware); the unit the last
+ * receive returned must be done with. Returns the bytes taken. */
+uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf, uint16_t n);
 /* Send one unit; reliable is ignored below the standard preset (every unit
  * is then a datagram). Returns 0 or a negative enum phyllo_err. */
 int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,

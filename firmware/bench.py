@@ -15,6 +15,7 @@ Two cycle counts per echo are reported:
          request, building and queueing the reply, the protocol timers
          (plus the UART interrupts that happen to fall inside).
 """
+import bisect
 import json
 import os
 import subprocess
@@ -96,6 +97,7 @@ LAYERS = (
     ("pub-sub + node", ("phyllo_pubsub.c", "phyllo_node.c")),
     ("MessagePack", ("phyllo_msgpack.c",)),
 )
+LIBC = ("memcpy", "memchr", "memcmp", "memcmp_P", "memset", "memmove", "strlen")
 SPLIT = [("uno-standard", "atmega328p", 115200, 1), ("uno-standard-1m", "atmega328p", 1000000, 2)]
 
 
@@ -108,11 +110,24 @@ def split(build, mcu, baud, payload, window, count=1000):
     rows = [l.split() for l in open(prof)]
     lines = subprocess.run(["avr-addr2line", "-e", elf(build)] + [a for a, _ in rows],
                            stdout=subprocess.PIPE, universal_newlines=True).stdout.splitlines()
+    # The C library and libgcc have no line information: addr2line names
+    # the nearest line before them, so their code is told by its symbol.
+    syms = []
+    for l in subprocess.check_output(["avr-nm", "-n", elf(build)],
+                                     universal_newlines=True).splitlines():
+        f = l.split()
+        if len(f) == 3 and f[1] in "tTwW":
+            syms.append((int(f[0], 16), f[2]))
+    addrs = [a for a, _ in syms]
     per = {name: 0 for name, _ in LAYERS}
     per["libc, libgcc, vectors"] = 0
-    for (_, c), line in zip(rows, lines):
+    for (a, c), line in zip(rows, lines):
+        i = bisect.bisect_right(addrs, int(a, 16)) - 1
+        sym = syms[i][1] if i >= 0 else ""
         f = line.split(":")[0].split("/")[-1]
         name = next((n for n, files in LAYERS if f in files), "libc, libgcc, vectors")
+        if sym in LIBC or (sym.startswith("__") and not sym.startswith("__vector_")):
+            name = "libc, libgcc, vectors"
         per[name] += int(c)
     os.unlink(prof)
     return {"build": build, "baud": baud, "window": window, "payload": payload,
@@ -128,10 +143,10 @@ def print_split(splits):
     print("\nbusy cycles per echo by layer (1,000 echoes, session set-up included)")
     heads = ["%s %s w%d" % (s["payload"], "1M" if s["baud"] == 1000000 else "115k", s["window"])
              for s in splits]
-    print("%-32s" % "layer" + "".join("%15s" % h for h in heads))
+    print("%-32s" % "layer" + "".join("%19s" % h for h in heads))
     for name in list(splits[0]["cycles_per_echo"]):
-        print("%-32s" % name + "".join("%15d" % s["cycles_per_echo"][name] for s in splits))
-    print("%-32s" % "total" + "".join("%15d" % s["total_per_echo"] for s in splits))
+        print("%-32s" % name + "".join("%19d" % s["cycles_per_echo"][name] for s in splits))
+    print("%-32s" % "total" + "".join("%19d" % s["total_per_echo"] for s in splits))
 
 
 def print_runs(runs):

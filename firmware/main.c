@@ -26,6 +26,7 @@
 #define FW_RX_PEEK      phyllo_fw_uart_rx_peek
 #define FW_RX_CONSUME   phyllo_fw_uart_rx_consume
 #define FW_RX_COUNT     uint8_t
+#define FW_RX_FILL      phyllo_fw_uart_rx_fill
 #include "main_loop.h"
 
 static void led_set(void *ctx, bool on)

@@ -37,6 +37,10 @@
  *                     the UART's receive ring and its count type: uart.h
  *                     (uint8_t, the AVR's rings are at most 256 bytes) or
  *                     cortexm/cm_uart.h (uint16_t)
+ *   FW_RX_FILL()      optional: the bytes in the receive ring; a main that
+ *                     defines it gets phyllo_fw_rx_during_tx() (wake.h),
+ *                     which its UART's write calls (the AVR: its 128-byte
+ *                     ring is shorter than a frame)
  *
  * The functions are static and called once, so the compiler inlines them
  * into main: the sleep test runs after every UART interrupt and stays a
@@ -92,43 +96,54 @@ static void main_loop_feed(uint32_t now)
 }
 
 /*
- * While a reply is being written (the UART waits for room, wake.h), take
- * in what arrived: every byte up to the delimiter that would complete a
- * frame goes into the stack's decoder, so a frame as long as the largest
- * reply fits although the receive ring is shorter. The completing
- * delimiter is left in the ring for main_loop_feed(), which climbs the
- * layers once the write is done: nothing above the decoder runs inside a
- * write. Only the standard preset: its replies are copies in the send
- * window, so the decoder's buffer (the last unit received) is free during
- * a write; the other presets send a unit's reply from that buffer.
+ * While a reply is being written (the UART's write serves a receive wake,
+ * wake.h), take in what arrived: every byte up to the delimiter that would
+ * complete a frame goes into the stack's decoder, so a frame as long as
+ * the largest reply fits although the receive ring is shorter. The
+ * completing delimiter is left in the ring for main_loop_feed(), which
+ * climbs the layers once the write is done: nothing above the decoder
+ * runs inside a write. The main loop is told by PHYLLO_FW_WAKE_HELD, a
+ * bit the write does not serve (it would spin on it). Only the standard
+ * preset: its replies are copies in the send window, so the decoder's
+ * buffer (the last unit received) is free during a write; the other
+ * presets send a unit's reply from that buffer.
  */
+#ifdef FW_RX_FILL
 void phyllo_fw_rx_during_tx(void)
 {
 #if PHYLLO_FW_PRESET == 2
+	FW_RX_COUNT left = FW_RX_FILL(), n;
 	const uint8_t *p;
-	FW_RX_COUNT n;
 
-	while ((p = FW_RX_PEEK(&n)), n) {
-		const uint8_t *z = memchr(p, PHYLLO_DELIMITER, n);
-		FW_RX_COUNT k = z ? (FW_RX_COUNT)(z - p) : n;
-		struct phyllo_unit u;
-		bool got;
+	/* A few bytes (a frame's leading delimiter, most often) wait for the
+	 * main loop, as a call costs more than they are worth: with nearly
+	 * all the ring free, the next wake comes long before it can fill. */
+	if (left <= PHYLLO_FW_RX_RING / 8) {
+		FW_IRQ_OFF();
+		phyllo_fw_wake |= PHYLLO_FW_WAKE_HELD;
+		FW_IRQ_ON();
+		return;
+	}
+	/* What is there now, no more: bytes that arrive meanwhile wait for
+	 * the next wake, rather than being chased one call each. */
+	while (left && ((p = FW_RX_PEEK(&n)), n)) {
+		FW_RX_COUNT k;
 
-		if (!k) {
-			if (node.stack.rx.wire) {	/* it ends a frame */
-				FW_IRQ_OFF();
-				phyllo_fw_wake |= PHYLLO_FW_WAKE_RX;
-				FW_IRQ_ON();
-				return;
-			}
-			k = 1;	/* a leading delimiter: an empty chunk */
-		}
-		/* No frame completes in these bytes, so no time is used. */
-		phyllo_stack_receive(&node.stack, p, k, 0, &u, &got);
+		if (n > left)
+			n = left;
+		k = (FW_RX_COUNT)phyllo_stack_receive_partial(&node.stack, p, n);
 		FW_RX_CONSUME(k);
+		left -= k;
+		if (k < n) {	/* a delimiter that ends a frame */
+			FW_IRQ_OFF();
+			phyllo_fw_wake |= PHYLLO_FW_WAKE_HELD;
+			FW_IRQ_ON();
+			return;
+		}
 	}
 #endif
 }
+#endif
 
 /* Set the node up and serve it, forever. Interrupts must be on. */
 __attribute__((noreturn))
@@ -159,7 +174,7 @@ static void main_loop_run(const struct phyllo_out *out,
 		FW_IRQ_ON();
 		now = phyllo_fw_clock_ms();
 		FW_WORK_BEGIN();
-		if (wake & PHYLLO_FW_WAKE_RX) {
+		if (wake & (PHYLLO_FW_WAKE_RX | PHYLLO_FW_WAKE_HELD)) {
 			main_loop_feed(now);
 			next_poll = now;    /* receiving and sending move the timers */
 		}

@@ -21,6 +21,8 @@
 void phyllo_fw_uart_init(void);
 const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n);
 void phyllo_fw_uart_rx_consume(uint8_t n);
+/* Bytes in the receive ring now. */
+uint8_t phyllo_fw_uart_rx_fill(void);
 void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n);
 /* Bytes dropped because the receive ring was full (wraps at 256). */
 uint8_t phyllo_fw_uart_rx_dropped(void);

@@ -14,6 +14,8 @@
 
 #define PHYLLO_FW_WAKE_RX   0x01  /* delimiter received, or 64 more bytes */
 #define PHYLLO_FW_WAKE_TICK 0x02  /* the millisecond clock moved */
+#define PHYLLO_FW_WAKE_HELD 0x04  /* a frame's delimiter was left in the ring
+				   * during a write (main_loop.h) */
 
 extern volatile uint8_t phyllo_fw_wake;
 

@@ -180,6 +180,32 @@ static void stack_receive_stops_after_one_unit(void)
 	PTEST_EXPECT_EQ(st.stats.rx_bytes, 2 * v->wire_len);
 }
 
+/* Every wire vector taken in partly first: the partial receive stops at
+ * the completing delimiter, delivers nothing, counts its bytes; the next
+ * receive delivers the same unit. */
+static void stack_receive_partial_leaves_the_frame_whole(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PHYLLO_ARRAY_SIZE(phyllo_vec_wire); i++) {
+		const struct phyllo_vec_wire *v = &phyllo_vec_wire[i];
+		struct phyllo_unit u;
+		uint16_t k;
+
+		stack_fresh(v->preset);
+		k = phyllo_stack_receive_partial(&st, v->wire, v->wire_len);
+		PTEST_EXPECT_EQ(k, v->wire_len - 1);	/* all but the last delimiter */
+		PTEST_EXPECT_EQ(st.stats.rx_units, 0);
+		PTEST_EXPECT_EQ(st.stats.rx_frames, 0);
+		PTEST_EXPECT_EQ(st.stats.rx_bytes, k);
+		PTEST_EXPECT_EQ(stack_feed(v->wire + k, (uint16_t)(v->wire_len - k), &u), 1);
+		PTEST_EXPECT_EQ(u.type, v->type);
+		PTEST_EXPECT_EQ(u.len, v->payload_len);
+		PTEST_EXPECT_MEM(u.data, v->payload, v->payload_len);
+		PTEST_EXPECT_EQ(st.stats.rx_bytes, v->wire_len);
+	}
+}
+
 static void stack_standard_starts_with_syn(void)
 {
 	uint16_t syn_len;
@@ -205,6 +231,7 @@ static const struct ptest_case stack_cases[] = {
 	PTEST_CASE(stack_roundtrips_every_length_through_itself),
 	PTEST_CASE(stack_resyncs_after_noise_and_overflow),
 	PTEST_CASE(stack_receive_stops_after_one_unit),
+	PTEST_CASE(stack_receive_partial_leaves_the_frame_whole),
 	PTEST_CASE(stack_standard_starts_with_syn),
 };
 

@@ -486,13 +486,16 @@ static void client_report(const struct client *c)
 	       "\"busy_cycles_per_echo\":%.0f,\"stack_cycles_per_echo\":%.0f,"
 	       "\"cycles_per_byte\":%u,"
 	       "\"tx_retransmits\":%u,\"noise_bytes\":%" PRIu64 ",\"resets\":%" PRIu64 ","
-	       "\"sp_min\":%u,\"overruns\":%" PRIu64 "}\n",
+	       "\"sp_min\":%u,\"client_rx_naks\":%u,\"client_rx_dup\":%u,\"client_tx_timeouts\":%u,"
+	       "\"client_rto_ms\":%u,\"overruns\":%" PRIu64 "}\n",
 	       hs.fw_name, presets[c->preset], c->len, hs.baud, c->window, c->count,
 	       c->done ? c->count : (c->got > c->warmup ? c->got - c->warmup : 0), c->bad,
 	       c->done && !c->bad && !hs.resets && !hs.overruns ? "true" : "false", secs, rate, rate * c->len,
 	       c->done ? (double)(c->busy1 - c->busy0) / c->count : 0.0,
 	       c->done ? (double)(c->work1 - c->work0) / c->count : 0.0, hs.cpb,
-	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets, hs.sp_min, hs.overruns);
+	       c->st.stats.tx_retransmits, hs.noise_bytes, hs.resets, hs.sp_min,
+	       c->st.stats.rx_naks, c->st.stats.rx_dup, c->st.stats.tx_timeouts, c->st.stats.rto_ms,
+	       hs.overruns);
 	fflush(stdout);
 }
 
