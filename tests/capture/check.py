@@ -176,7 +176,7 @@ SYNACK = reliable(0x88, 0x44, 0x0a, 0, b"\x04" + struct.pack(">II", NONCE_B, NON
 RST = reliable(0, 0, 0x44, 0, struct.pack(">II", NONCE_A, NONCE_B))
 DOC = pubsub(b"t", 0x40, bytes.fromhex("1111a461626364"))
 ECHO = pubsub(b"echo", 0x40, b"\x11\x60" + LARGE)
-M, R, S = 0, 1, 2
+M, R, S, LM, LR = 0, 1, 2, 3, 4   # LM, LR: as libphyllo writes them
 IN, OUT = 1, 2
 VECTORS = [
     # (interface, direction, chunk, {field: expected first value})
@@ -240,6 +240,15 @@ VECTORS = [
                        "phyllo.syn.peer_nonce": "0x55667788"}),
     (S, OUT, std(SYNACK), {"phyllo.rel.session": "2"}),
     (S, OUT, std(reliable(0, 0, 0x08, 0x10, b"a")), {"phyllo.rel.retransmission": None}),
+    # a standard peer's SYN on a minimal or reduced link: the core delivers
+    # it (phyllo peer), libphyllo counts it as rx_type
+    (M, IN, std(SYN), {"phyllo.error": None, "phyllo.unit.type": "0x22"}),
+    (LM, IN, std(SYN), {"phyllo.error": "type"}),
+    (LM, IN, cobs(dgram(0x23, b"\x00\x00\x08\x10")), {"phyllo.error": "type"}),
+    (LM, IN, cobs(dgram(0x60, DOC)), {"phyllo.error": None, "phyllo.msgpack": '"abcd"'}),
+    (R, IN, std(SYN), {"phyllo.error": None, "phyllo.unit.type": "0x23"}),
+    (LR, IN, std(SYN), {"phyllo.error": "type"}),
+    (LR, IN, red(0x60, DOC), {"phyllo.error": None, "phyllo.pubsub.topic": "t"}),
 ]
 
 
@@ -290,7 +299,8 @@ def vectors(lua, d):
     events(lua, d)
     anchors()
     pcap = d + "/vectors.pcapng"
-    write_pcapng(pcap, ["minimal", "reduced", "standard"], VECTORS)
+    write_pcapng(pcap, ["minimal", "reduced", "standard", "minimal, from libphyllo",
+                        "reduced, from libphyllo"], VECTORS)
     doc = dissect(lua, pcap)
     with open(d + "/vectors.json", "w") as f:
         json.dump(doc, f)

@@ -101,6 +101,7 @@ p_phyllo.prefs.preset = Pref.enum("Preset when the capture does not say", 3,
 	{ { 1, "minimal", 0 }, { 2, "reduced", 1 }, { 3, "standard", 2 } }, false)
 
 local fd_dir = Field.new("frame.packet_flags_direction")
+local lib_capture = false	-- set per packet by capture_preset()
 local fd_desc = Field.new("frame.interface_description")
 
 -- Ray32sub8, reflected (0xB7800000), init and xor-out 0xFFFFFFFF.
@@ -409,14 +410,21 @@ local function dissect_validated(tvb, tree, pinfo, bytes, base_off, preset, dir)
 		if ty ~= 0x23 then return "type" end
 		return dissect_reliable(body, t, pinfo, dir)
 	end
+	if lib_capture and ty == 0x23 then return "type" end	-- see capture_preset()
 	dissect_unit(ty, body, t, pinfo)
 	return nil
 end
 
+-- The preset the interface description names, else the preference; and
+-- whether libphyllo wrote the capture: its tty transport, on minimal and
+-- reduced, counts a fuller preset's frames (a datagram of type 0x22 or
+-- 0x23, a validated datagram of type 0x23) as rx_type, where the core
+-- alone (phyllo peer) delivers them as units.
 local function capture_preset()
 	local d = fd_desc()
 	local s = d and tostring(d.value) or ""
 	local name = s:match("preset (%a+)")
+	lib_capture = s:find("from libphyllo", 1, true) ~= nil
 	if name == "minimal" then return 1 elseif name == "reduced" then return 2
 	elseif name == "standard" then return 3 end
 	return p_phyllo.prefs.preset
@@ -450,7 +458,9 @@ function p_phyllo.dissector(tvb, pinfo, tree)
 			dt:add(f.dg_type, frame(1, 1))
 			local ty = frame(1, 1):uint()
 			local body = frame(2):tvb()
-			if preset == 1 then
+			if preset == 1 and lib_capture and (ty == 0x22 or ty == 0x23) then
+				err = "type"
+			elseif preset == 1 then
 				dissect_unit(ty, body, dt, pinfo)
 			elseif ty ~= 0x22 then
 				err = "type"
