@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-2.0-only OR MIT
 --
 -- phyllo.lua - a Wireshark/tshark dissector for Phyllo links, as
--- `phyllo capture` and PHYLLO_CAPTURE write them (userspace/capture.h):
+-- `phyllo capture` and PHYLLO_CAPTURE write them (userspace/lib/lib_capture.h):
 --   LINKTYPE_USER10 (157): one COBS chunk per packet as on the wire, the
 --     0x00 delimiters removed, epb_flags giving the direction;
 --   LINKTYPE_USER11 (158): one phyllo.ko trace event per packet, as text.
@@ -16,12 +16,15 @@
 -- from the preference. A reliable data unit whose seq is not the next new
 -- one of its direction and session is marked phyllo.rel.retransmission;
 -- sessions are told apart by the nonces of their SYN|ACK (and an RST
--- ends one).
+-- ends one). That is exact for the capturing side's own units (what it
+-- sends, it captures before any fault); for the far end's it is what
+-- arrived. libphyllo's captures (their description says so) also get the
+-- type errors its tty transport counts (see capture_preset()).
 --
 -- Load: tshark -X lua_script:phyllo.lua -r FILE, or copy it into
 -- ~/.local/lib/wireshark/plugins/ (Wireshark: Help > About > Folders).
 
-local band, bor, bxor, rshift = bit32.band, bit32.bor, bit32.bxor, bit32.rshift
+local band, bxor, rshift = bit32.band, bit32.bxor, bit32.rshift
 
 local p_phyllo = Proto("phyllo", "Phyllo link frame")
 
