@@ -41,8 +41,12 @@ run() {
 # first, while the board still says SYN (no host has answered it yet)
 fails "7: --preset minimal against the standard board: another preset" "another preset" \
 	"$bin" pub --tty "$dir/uno" --preset minimal --reply -t 3 ping 1
-run "1: pub --tty --reply ping 1 with no -b (the port was at 9600)" '^ping ' \
+run "pub --tty --reply ping 1 with no -b, the port left at 9600" '^ping ' \
 	"$bin" pub --tty "$dir/uno" --reply ping 1
+# (simavr's pty takes any speed: what the tool set is what a board would get)
+[ "$(stty -F "$dir/uno" speed)" = 115200 ] && stty -F "$dir/uno" -a | grep -q -- -hupcl &&
+	ok "1, 2: it set the port to 115200 and cleared HUPCL" ||
+	bad "1, 2: the port is at $(stty -F "$dir/uno" speed), $(stty -F "$dir/uno" -a | grep -o -- '-*hupcl')"
 run "6: the board's counters by name" '^sessions  *[1-9]' \
 	"$bin" pub --tty "$dir/uno" --reply stats null
 grep -q '^peer_resets ' "$dir/out" && grep -q '^rx_framing  *0$' "$dir/out" &&
