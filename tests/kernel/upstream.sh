@@ -184,7 +184,7 @@ sed -n 's/^\(ERROR\|WARNING\|CHECK\):\([A-Z_]*\):.*/  \1 \2/p' "$logs/checkpatch
 lap checkpatch
 
 # --- documentation: the RST page and the ABI file ---
-python3 -c 'import docutils' 2>/dev/null || {
+/usr/bin/python3 -c 'import docutils' 2>/dev/null || {
 	echo "upstream: installing python3-docutils" >&2
 	apt-get -q -o DPkg::Lock::Timeout=900 update >/dev/null &&
 	DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=900 \
@@ -193,7 +193,7 @@ python3 -c 'import docutils' 2>/dev/null || {
 # rst_check FILE...: docutils, warnings as errors (what Sphinx reports
 # for plain RST; the page uses no Sphinx-only markup)
 rst_check() {
-	python3 - "$@" <<'EOF'
+	/usr/bin/python3 - "$@" <<'EOF'
 import sys, docutils.core
 for path in sys.argv[1:]:
     with open(path, encoding="utf-8") as f:
@@ -232,8 +232,8 @@ if ! cmp -s "$abi/want" "$abi/have"; then
 	diff "$abi/want" "$abi/have" | grep '^[<>]' >&2
 	exit 1
 fi
-# kernel-doc on the headers (W=1 runs it on the .c files it compiles).
-(cd "$src" && scripts/kernel-doc -none -Wall drivers/tty/phyllo/*.h) >"$logs/kernel-doc.txt" 2>&1
+# kernel-doc -Wall on every file (W=1 runs it without -Wall on the .c files).
+(cd "$src" && scripts/kernel-doc -none -Wall drivers/tty/phyllo/*.[ch]) >"$logs/kernel-doc.txt" 2>&1
 if grep -qi 'warning\|error' "$logs/kernel-doc.txt"; then
 	cat "$logs/kernel-doc.txt" >&2
 	exit 1
