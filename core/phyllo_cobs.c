@@ -23,7 +23,8 @@ int phyllo_cobs_encode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap
 			code++;
 		}
 		/* Close the group on a zero, or when it is full and more
-		 * bytes follow (a full group at the very end needs no next). */
+		 * bytes follow (a full group at the very end needs no next).
+		 */
 		if (in[i] == 0 || (code == 0xff && i + 1 < n)) {
 			out[code_at] = code;
 			if (o >= cap)
@@ -67,7 +68,8 @@ int phyllo_cobs_decode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap
 
 /* Leading non-zero bytes of p[0..rem), at most max. memchr: the C
  * library's loop is the faster one on the AVR (assembly, 8 cycles a byte
- * where this loop in C took 11). No call for nothing: p may be NULL. */
+ * where this loop in C took 11). No call for nothing: p may be NULL.
+ */
 static uint8_t cobs_scan(const uint8_t *p, uint16_t rem, uint8_t max)
 {
 	uint8_t lim = rem < max ? (uint8_t)rem : max;
@@ -132,7 +134,8 @@ void phyllo_cobs_rx_init(struct phyllo_cobs_rx *r)
 }
 
 /* A code byte: the zero the last group stands for, then a new group. A
- * group that would take the chunk past its limit starts the skipping. */
+ * group that would take the chunk past its limit starts the skipping.
+ */
 static void cobs_rx_code(struct phyllo_cobs_rx *r, uint8_t code)
 {
 	uint16_t wire = r->wire + code;
@@ -150,7 +153,8 @@ static void cobs_rx_code(struct phyllo_cobs_rx *r, uint8_t code)
 }
 
 /* Copy up to k bytes of a group, stopping before a delimiter; returns how
- * many. Its own function, so the loop owns the pointer registers. */
+ * many. Its own function, so the loop owns the pointer registers.
+ */
 static uint8_t cobs_rx_run(uint8_t *o, const uint8_t *q, uint8_t k)
 {
 	uint8_t rest = k;
@@ -166,7 +170,8 @@ static uint8_t cobs_rx_run(uint8_t *o, const uint8_t *q, uint8_t k)
 }
 
 /* Copy the current group's bytes that are here, up to a delimiter. The
- * limit checked at the code byte makes room for them. */
+ * limit checked at the code byte makes room for them.
+ */
 static const uint8_t *cobs_rx_copy(struct phyllo_cobs_rx *r, const uint8_t *p,
 				   const uint8_t *end)
 {
@@ -211,7 +216,8 @@ static int cobs_rx_end(struct phyllo_cobs_rx *r)
 }
 
 /* phyllo_cobs_rx_feed(), or with hold, phyllo_cobs_rx_take(): a delimiter
- * that ends a non-empty chunk is then left where it is. */
+ * that ends a non-empty chunk is then left where it is.
+ */
 static int cobs_rx_bytes(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n,
 			 uint16_t *used, bool hold)
 {

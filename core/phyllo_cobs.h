@@ -22,12 +22,14 @@ struct phyllo_out {
 };
 
 /* Encode in[0..n) into out (cap bytes). Returns the encoded length or
- * PHYLLO_E_NOSPACE. */
+ * PHYLLO_E_NOSPACE.
+ */
 int phyllo_cobs_encode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap);
 
 /* Decode in[0..n) into out (cap bytes; out may equal in). Returns the decoded
  * length, PHYLLO_E_FRAMING for a zero or a group past the end, or
- * PHYLLO_E_NOSPACE. */
+ * PHYLLO_E_NOSPACE.
+ */
 int phyllo_cobs_decode(const uint8_t *in, uint16_t n, uint8_t *out, uint16_t cap);
 
 /*
@@ -52,7 +54,8 @@ struct phyllo_cobs_rx {
 	/* The state first: an 8-bit MCU reaches small offsets cheaply. */
 	uint16_t len;   /* decoded bytes in buf */
 	uint16_t wire;  /* encoded bytes, the current group counted whole; or,
-			 * once skipping, the bytes seen (at most CHUNK_MAX + 1) */
+			 * once skipping, the bytes seen (at most CHUNK_MAX + 1)
+			 */
 	uint8_t left;   /* bytes of the current group still to come */
 	bool zero;      /* the current group stands for a zero after it */
 	bool skip;      /* over-long: skipping to the delimiter */

@@ -83,7 +83,8 @@ uint32_t phyllo_crc_update_portable(uint32_t crc, const uint8_t *p, uint16_t n)
 
 	/* Four bytes a turn, so the byte renaming costs no moves; the four
 	 * loads first, as consecutive post-increments (an 8-bit MCU has no
-	 * cheap p[1] through every pointer register). */
+	 * cheap p[1] through every pointer register).
+	 */
 	while (p != end4) {
 		uint8_t x0 = *p++, x1 = *p++, x2 = *p++, x3 = *p++;
 
@@ -119,7 +120,8 @@ static const uint8_t crc_avr_tab[512] PHYLLO_ROM __attribute__((aligned(256))) =
 };
 
 /* One byte, the CRC's bytes renamed as CRC_STEP does: a = low, d = top;
- * Z's high byte points at the low page on entry and on exit. */
+ * Z's high byte points at the low page on entry and on exit.
+ */
 #define CRC_AVR_STEP(a, d)						\
 	"ld   r30, X+\n\t"						\
 	"eor  r30, %[" a "]\n\t"					\
@@ -138,7 +140,8 @@ uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n)
 	if (!n)
 		return crc;
 	/* Four bytes a turn (256 turns per outer count), then the 0-3 left,
-	 * those with the byte moves the renaming saves above. */
+	 * those with the byte moves the renaming saves above.
+	 */
 	__asm__ __volatile__(
 		"ldi  r31, hi8(%[tab])\n\t"
 		"tst  %[q]\n\t"

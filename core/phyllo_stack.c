@@ -9,22 +9,37 @@
 /* Longest header stack: datagram + validated + reliable. */
 #define STACK_HDR_MAX (PHYLLO_DATAGRAM_HDR + PHYLLO_VALIDATED_HDR + PHYLLO_RELIABLE_HDR)
 
-static void stack_count_drop(struct phyllo_stats *st, int err)
+/* The counter a dropped frame's error goes to. */
+static uint32_t *stack_drop_counter(struct phyllo_stats *st, int err)
 {
 	switch (err) {
-	case PHYLLO_E_OVERFLOW:  st->rx_overflow++; break;
-	case PHYLLO_E_FRAMING:   st->rx_framing++; break;
-	case PHYLLO_E_NOSPACE:   st->rx_overflow++; break;
-	case PHYLLO_E_LENGTH:    st->rx_length++; break;
-	case PHYLLO_E_CRC:       st->rx_crc++; break;
-	case PHYLLO_E_TYPE:      st->rx_type++; break;
-	case PHYLLO_E_FLAGS:     st->rx_flags++; break;
-	case PHYLLO_E_SEQ:       st->rx_seq++; break;
-	case PHYLLO_E_DUP:       st->rx_dup++; break;
-	case PHYLLO_E_NOSESSION: st->rx_nosession++; break;
-	case PHYLLO_E_HOLD:      st->rx_hold++; break;
-	default:                 st->rx_length++; break;
+	case PHYLLO_E_OVERFLOW:
+	case PHYLLO_E_NOSPACE:
+		return &st->rx_overflow;
+	case PHYLLO_E_FRAMING:
+		return &st->rx_framing;
+	case PHYLLO_E_CRC:
+		return &st->rx_crc;
+	case PHYLLO_E_TYPE:
+		return &st->rx_type;
+	case PHYLLO_E_FLAGS:
+		return &st->rx_flags;
+	case PHYLLO_E_SEQ:
+		return &st->rx_seq;
+	case PHYLLO_E_DUP:
+		return &st->rx_dup;
+	case PHYLLO_E_NOSESSION:
+		return &st->rx_nosession;
+	case PHYLLO_E_HOLD:
+		return &st->rx_hold;
+	default:		/* PHYLLO_E_LENGTH and anything unforeseen */
+		return &st->rx_length;
 	}
+}
+
+static void stack_count_drop(struct phyllo_stats *st, int err)
+{
+	(*stack_drop_counter(st, err))++;
 }
 
 /* Write one frame: delimiter, COBS(head ++ body), delimiter. */
@@ -95,7 +110,8 @@ int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
 	s->out = *out;
 	phyllo_cobs_rx_init(&s->rx);
 	/* Nothing is written here: the first poll sends the SYN, so a glue
-	 * can set its trace context (and anything else) first. */
+	 * can set its trace context (and anything else) first.
+	 */
 	(void)now_ms;
 	if (preset == PHYLLO_PRESET_STANDARD)
 		ret = phyllo_arq_init(&s->arq, arq_cfg ? arq_cfg : &def, &link, &s->stats, nonce);
@@ -113,7 +129,8 @@ uint16_t phyllo_stack_mtu(uint8_t preset)
 
 /* Climb the preset's layers for one decoded frame. Returns 1 with *u set
  * when the frame carries an application unit, 0 when a layer consumed it,
- * or a negative enum phyllo_err. */
+ * or a negative enum phyllo_err.
+ */
 static int stack_climb(struct phyllo_stack *s, uint16_t len, uint32_t now_ms,
 		       struct phyllo_unit *u)
 {

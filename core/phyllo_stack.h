@@ -53,6 +53,7 @@ struct phyllo_stack {
 	struct phyllo_cobs_rx rx;     /* chunks in, decoded frames out */
 	struct phyllo_stats stats;
 	struct phyllo_arq arq;        /* used by the standard preset only */
+
 	PHYLLO_TRACE_FIELD
 };
 
@@ -69,10 +70,12 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
  * would complete a frame (phyllo_cobs_rx_take()): nothing is climbed or
  * delivered, the next receive goes on from there. For a glue that takes in
  * bytes while its output sink is busy (the AVR firmware); the unit the last
- * receive returned must be done with. Returns the bytes taken. */
+ * receive returned must be done with. Returns the bytes taken.
+ */
 uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf, uint16_t n);
 /* Send one unit; reliable is ignored below the standard preset (every unit
- * is then a datagram). Returns 0 or a negative enum phyllo_err. */
+ * is then a datagram). Returns 0 or a negative enum phyllo_err.
+ */
 int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,
 		      uint16_t len, bool reliable, uint32_t now_ms);
 /* Units that phyllo_stack_send() accepts now (255 when unlimited). */
@@ -85,7 +88,8 @@ uint8_t phyllo_stack_take_events(struct phyllo_stack *s);
 /* The unit the last receive returned cannot be taken now. Reliable units
  * stay with the peer and are asked for again once phyllo_arq_hold(.., false)
  * is called; returns PHYLLO_E_INVAL for units that cannot be refused
- * (below the standard preset, or NOS): the caller then drops and counts. */
+ * (below the standard preset, or NOS): the caller then drops and counts.
+ */
 int phyllo_stack_refuse(struct phyllo_stack *s);
 
 #endif /* PHYLLO_STACK_H */
