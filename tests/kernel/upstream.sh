@@ -24,9 +24,10 @@
 #     compile, a global symbol of the built-in objects without a phyllo
 #     prefix, an RST or ABI file docutils or get_abi.pl warns about, and a
 #     sysfs file of the glue missing from the ABI file (or one there that
-#     the glue lacks). checkpatch --strict on the patch is counted, not
-#     failed on. BUILDDIR/upstream/ gets the logs, phyllo.patch and the
-#     checkpatch report.
+#     the glue lacks), an ioctl or setting the RST page does not name, and
+#     kernel-doc -Wall on any laid-out file. checkpatch --strict on the
+#     patch is counted, not failed on. BUILDDIR/upstream/ gets the logs,
+#     phyllo.patch and the checkpatch report.
 #  4. modpost has no vmlinux here (building one is half an hour on two
 #     cores), so its "undefined!" reports for kernel symbols are expected
 #     and filtered; every other modpost message fails the run. Symbol
@@ -232,6 +233,12 @@ if ! cmp -s "$abi/want" "$abi/have"; then
 	diff "$abi/want" "$abi/have" | grep '^[<>]' >&2
 	exit 1
 fi
+# The page names every ioctl of the uapi header and every setting.
+for w in $(sed -n 's/^#define \(PHYLLO_IOC_[A-Z_]*\)[[:space:]]*_IO.*/\1/p' "$repo/uapi/phyllo.h") \
+	$(words phyllo_link_config); do
+	grep -q "\`\`$w\`\`" "$src/Documentation/driver-api/tty/phyllo.rst" ||
+		{ echo "upstream: phyllo.rst does not name $w" >&2; exit 1; }
+done
 # kernel-doc -Wall on every file (W=1 runs it without -Wall on the .c files).
 (cd "$src" && scripts/kernel-doc -none -Wall drivers/tty/phyllo/*.[ch]) >"$logs/kernel-doc.txt" 2>&1
 if grep -qi 'warning\|error' "$logs/kernel-doc.txt"; then
