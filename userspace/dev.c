@@ -58,8 +58,8 @@ static pid_t dev_flock_holder(const struct stat *st)
 	if (!f)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &mn, &ino) == 5 &&
-		    !strcmp(kind, "FLOCK") && maj == major(st->st_dev) && mn == minor(st->st_dev) &&
+		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &mn,
+			   &ino) == 5 && !strcmp(kind, "FLOCK") && maj == major(st->st_dev) && mn == minor(st->st_dev) &&
 		    ino == st->st_ino && pid > 0)
 			found = pid;
 	fclose(f);

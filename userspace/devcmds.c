@@ -425,16 +425,17 @@ static int read_messages(struct phyllo *h, const struct small_opts *o, unsigned 
 	unsigned long got = 0;
 	struct phyllo_message m;
 	struct diag d;
-	int64_t deadline = 0;
+	int64_t deadline = 0, now;
 
 	diag_begin(&d, h);
 	while ((!count || got < count) && !sub_stop) {
 		int ret;
 
+		now = (int64_t)(util_now_us() / 1000);
 		if (!deadline && o->timeout_s)
-			deadline = (int64_t)(util_now_us() / 1000) + (int64_t)o->timeout_s * 1000;
+			deadline = now + (int64_t)o->timeout_s * 1000;
 		ret = phyllo_recv(h, &m, 200);
-		if (ret == -ETIMEDOUT && (!o->timeout_s || (int64_t)(util_now_us() / 1000) < deadline))
+		if (ret == -ETIMEDOUT && (!o->timeout_s || now + 200 < deadline))
 			continue;
 		deadline = 0;
 		if (ret < 0) {

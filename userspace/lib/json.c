@@ -121,7 +121,8 @@ static char *jw_prepare(const char *text)
 			n = strspn(text + i, "0123456789");
 			if (!(text[i + n] && strchr(".eE", text[i + n])) &&
 			    jw_big_unsigned(text + i, n)) {
-				o += (size_t)sprintf(out + o, "\"" JW_U64 "%.*s\"", (int)n, text + i);
+				o += (size_t)sprintf(out + o, "\"" JW_U64 "%.*s\"", (int)n,
+						     text + i);
 				jw_u64 = true;
 				continue;
 			}
@@ -159,7 +160,8 @@ int phyllo_json_parse(const char *text, struct phyllo_mp_writer *w, char *err, s
 	free(prepared);
 	if (!root) {
 		snprintf(err, errlen, "%s at offset %d%s", je.text, je.position,
-			 strstr(je.text, "too big integer") ? " (integers must be from -2^63 to 2^64 - 1)" : "");
+			 strstr(je.text, "too big integer") ?
+			 " (integers must be from -2^63 to 2^64 - 1)" : "");
 		return -1;
 	}
 	ret = jw_value(root, w, 0, err, errlen);
