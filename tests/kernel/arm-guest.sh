@@ -3,7 +3,8 @@
 # arm-guest.sh - run by tests/qemu/guest-init.sh in the ARM guests of
 # make test-qemu (phyllo.ko is loaded). The link is ttyS0, a PCI 16550
 # (`-device pci-serial`; the console is the PL011) whose far end is
-# `phyllo peer --echo` on the host. Steps, each fatal:
+# `phyllo peer --echo` on the host, which joins once the guest has made the
+# port raw. Steps, each fatal:
 #   1. ldattach (this architecture's util-linux) attaches the ldisc and
 #      phyllo-kclient sends phyllo.count= units (default 1000) through
 #      /dev/phyllo0, each checked on its way back; ldattach is stopped and
@@ -26,6 +27,15 @@ wait_for() {	# wait_for TEST...: until `test TEST...` holds, up to 30 s
 }
 echo "arm-guest: $(uname -m) $(uname -r)"
 [ -c /dev/ttyS0 ] || fail "no /dev/ttyS0 (the PCI 16550)"
+# Raw and without echo before the peer joins (the host waits for the line
+# below; the settings stay with the port across opens). Otherwise n_tty,
+# which the port opens with, echoes what the peer sends (tried: with only
+# `cat` reading, 168 bytes in and 211 out in 3 s), ldattach's
+# tcsetattr(TCSAFLUSH) waits for that output to drain, and under load it
+# was seen stuck there: 10 s once, the whole 30 s once (and the amd64
+# guest's once), never attaching.
+stty -F /dev/ttyS0 raw -echo || fail "stty on ttyS0"
+echo "arm-guest: ttyS0 raw"
 ldattach -d 29 /dev/ttyS0 &
 ld=$!
 wait_for -e /dev/phyllo0 || fail "no /dev/phyllo0 after ldattach"

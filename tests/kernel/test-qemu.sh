@@ -12,7 +12,8 @@
 # armmp's PCI host fails to probe): the link is a `-device pci-serial`
 # 16550 (ttyS0), the console the PL011; the initramfs is that
 # architecture's busybox, ldattach and libc (arm-userland.sh) with a
-# static cross-built phyllo-kclient, and arm-guest.sh runs COUNT units
+# static cross-built phyllo-kclient; the peer joins once the guest has
+# made its port raw, and arm-guest.sh runs COUNT units
 # through ldattach's link, then on arm64 the cross-built static phyllo
 # tool (BUILDDIR/arm64/phyllo, kernel.mk) attaches, lists and detaches.
 # Usage: tests/kernel/test-qemu.sh BUILDDIR [COUNT [KERNEL...]]
@@ -86,6 +87,14 @@ for name in "$@"; do
 		arm_boot
 	fi
 	qemu=$!
+	# The ARM guest makes its port raw first, then says so: the peer joins
+	# after that (arm-guest.sh says why).
+	if [ "$kdebarch" != amd64 ]; then
+		until grep -aq "^arm-guest: ttyS0 raw" "$log" 2>/dev/null; do
+			kill -0 $qemu 2>/dev/null || break
+			sleep 0.2
+		done
+	fi
 	"$build/host/phyllo" peer --echo --connect "unix:$sock" --stats "$out/peer.json" \
 		>"$out/peer.log" 2>&1 &
 	peer=$!
