@@ -491,9 +491,20 @@ static int pub_send(struct phyllo *h, const struct small_opts *o, const char *to
 		diag_explain(d, h, &o->link, DIAG_ACK, topic);
 		return 1;
 	}
-	if (ret)
+	if (ret) {
 		recv_error(o, ret, "phyllo pub", d, h, DIAG_ACK, topic);
-	return ret ? 1 : 0;
+		return 1;
+	}
+	/* nothing acknowledges minimal and reduced: what did come says more */
+	phyllo_dispatch(h);
+	if (o->link.tty && o->link.preset != PHYLLO_LIB_STANDARD && diag_other_preset(d, h)) {
+		fprintf(stderr, "phyllo pub: %s: sent unacknowledged (--preset %s), and the far "
+			"end was probably not listening", dev_name(&o->link),
+			util_preset_name((uint8_t)o->link.preset));
+		diag_explain(d, h, &o->link, DIAG_ACK, topic);
+		return 1;
+	}
+	return 0;
 }
 
 int pub_main(int argc, char **argv)

@@ -20,9 +20,22 @@ void diag_begin(struct diag *d, struct phyllo *h)
 	struct phyllo_status s;
 
 	memset(d, 0, sizeof(*d));
+	/* a tty handle's counters are all its own, from its open on (what
+	 * came while it opened counts); a kernel link's go back further */
+	if (phyllo_transport(h) == PHYLLO_TRANSPORT_TTY)
+		return;
 	phyllo_stats(h, d->v0, DIAG_STATS_MAX);
 	if (!phyllo_status(h, &s))
 		d->resets0 = s.resets;
+}
+
+bool diag_other_preset(const struct diag *d, struct phyllo *h)
+{
+	uint32_t v[DIAG_STATS_MAX] = { 0 };
+
+	phyllo_stats(h, v, DIAG_STATS_MAX);
+	return v[DIAG_AT(rx_type)] != d->v0[DIAG_AT(rx_type)] ||
+	       v[DIAG_AT(rx_flags)] != d->v0[DIAG_AT(rx_flags)];
 }
 
 /* The speed and preset in use, as the command line says them. */

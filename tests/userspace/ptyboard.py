@@ -10,6 +10,11 @@
 #                              appears: CMD runs then, on the pty (stdin/stdout)
 #   restart LINK S CMD...      a board that keeps restarting: CMD runs for S
 #                              seconds, is killed and starts again, forever
+#   once LINK S CMD...         CMD runs for S seconds before anyone opens the
+#                              port (what it writes waits in the pty for the
+#                              first reader: a board's first frames), is
+#                              killed, and nothing more is said; LINK
+#                              appears then
 # CMD is typically `phyllo peer --echo` (its link is stdin/stdout).
 import os
 import random
@@ -24,7 +29,8 @@ def main():
     mode, link = sys.argv[1], sys.argv[2]
     master, slave = os.openpty()
     tty.setraw(slave)
-    os.symlink(os.ttyname(slave), link)
+    if mode != "once":
+        os.symlink(os.ttyname(slave), link)
     child = None
 
     def stop(*_):
@@ -52,6 +58,15 @@ def main():
         child = subprocess.Popen(cmd, stdin=master, stdout=master)
         child.wait()
         stop()
+    if mode == "once":
+        child = subprocess.Popen(cmd, stdin=master, stdout=master, stderr=subprocess.DEVNULL)
+        time.sleep(seconds)
+        child.kill()
+        child.wait()
+        child = None
+        os.symlink(os.ttyname(slave), link)	# only now: the port is there
+        while True:
+            time.sleep(1)
     while mode == "restart":
         child = subprocess.Popen(cmd, stdin=master, stdout=master, stderr=subprocess.DEVNULL)
         time.sleep(seconds)

@@ -122,6 +122,10 @@ fails "7: garbage: another speed" 1 "no valid frame.*another speed" \
 board std
 fails "7: valid frames of another preset" 1 "another preset" \
 	"$bin" pub --tty "$dir/std" --preset minimal --reply -t 2 ping 1
+far once once 0.5 "$bin" peer --echo
+fails "7: pub --preset minimal to a standard board says so" 1 \
+	"sent unacknowledged (--preset minimal).*another preset" \
+	"$bin" pub --tty "$dir/once" --preset minimal blink true
 far restart restart 0.3 "$bin" peer --echo --pause-ms 20
 fails "7: a session that keeps resetting" 1 "keeps resetting" \
 	"$bin" echo --tty "$dir/restart" -n 100000 -t 3

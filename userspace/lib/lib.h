@@ -27,6 +27,7 @@
  * time a board's bootloader takes after the reset an open may cause */
 #define PHYLLO_LIB_BAUD_DEFAULT 115200ul
 #define PHYLLO_LIB_BOOT_MS 2000
+#define PHYLLO_LIB_BOOT_LISTEN_MS 500	/* its last part: the board's first frames */
 
 struct lib_unit {
 	uint16_t len;

@@ -357,18 +357,27 @@ static int t_tty_setup(int fd, unsigned long baud)
 }
 
 /* This open reset the board: without a handshake to wait for (minimal and
- * reduced), let its bootloader hand over before the first unit, and drop
- * what the bootloader said. The standard preset waits for the board's own
- * SYN instead, however long the bootloader takes. */
+ * reduced), let its bootloader hand over before the first unit, drop what
+ * the bootloader said, and listen to the board's first frames for the last
+ * part of the wait (a board on the standard preset says SYN as it starts:
+ * counted as rx_type, so the command can tell). The standard preset waits
+ * for the board's own SYN instead, however long the bootloader takes. */
 static void t_boot_wait(struct phyllo *h)
 {
-	struct timespec ts = { PHYLLO_LIB_BOOT_MS / 1000, (PHYLLO_LIB_BOOT_MS % 1000) * 1000000L };
+	long quiet = PHYLLO_LIB_BOOT_MS - PHYLLO_LIB_BOOT_LISTEN_MS;
+	struct timespec ts = { quiet / 1000, (quiet % 1000) * 1000000L };
+	int64_t end;
 
 	if (h->preset == PHYLLO_PRESET_STANDARD)
 		return;
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	tcflush(h->io_fd, TCIFLUSH);
+	end = phyllo_lib_now_ms() + PHYLLO_LIB_BOOT_LISTEN_MS;
+	while (!h->hungup && phyllo_lib_now_ms() < end) {
+		t_read(h, (uint32_t)phyllo_lib_now_ms());
+		phyllo_lib_wait(h, end);
+	}
 }
 
 int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty)
@@ -390,8 +399,6 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 		return reset;
 	h->t = &phyllo_lib_tty_transport;
 	h->preset = (uint8_t)o->preset;
-	if (reset)
-		t_boot_wait(h);
 	if (o->window)
 		cfg.window = (uint8_t)o->window;
 	cfg.handshake = !(o->flags & PHYLLO_OPEN_NO_HANDSHAKE);
@@ -411,6 +418,8 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 		return ret;
 	if (is_tty)
 		phyllo_lib_report_open(h);
+	if (reset)
+		t_boot_wait(h);
 	t_events(h);
 	return t_service(h);
 }
