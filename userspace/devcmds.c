@@ -321,10 +321,35 @@ static void print_hex(const uint8_t *p, size_t n)
 	printf("\"");
 }
 
+/* The board's counter i by the core's name; a newer firmware's beyond
+ * the core this tool knows as counter_N. */
+static const char *board_stat_name(unsigned int i, char *buf, size_t len)
+{
+	if (i < PHYLLO_STATS_FIELDS)
+		return phyllo_stat_name(i);
+	snprintf(buf, len, "counter_%u", i);
+	return buf;
+}
+
+static void board_stats_print(const uint32_t *v, unsigned int n, bool json)
+{
+	char name[24];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (json)
+			printf("%s\"%s\":%u", i ? "," : "{", board_stat_name(i, name, sizeof(name)),
+			       v[i]);
+		else
+			printf("%-16s %10u\n", board_stat_name(i, name, sizeof(name)), v[i]);
+	if (json)
+		putchar('}');
+}
+
 /*
  * The firmware's answer on "stats": a MessagePack array of unsigned
- * counters in the core's order (phyllo_stats.h). Its values into v;
- * returns how many, or -1 when the body is not such an array.
+ * counters in the core's order (phyllo_stats.h, append only). Its values
+ * into v; returns how many, or -1 when the body is not such an array.
  */
 static int stats_reply_values(const struct phyllo_message *m, uint32_t *v, unsigned int max)
 {
@@ -336,8 +361,7 @@ static int stats_reply_values(const struct phyllo_message *m, uint32_t *v, unsig
 	    memcmp(m->topic, "stats", 5))
 		return -1;
 	phyllo_mp_reader_init(&r, m->data, (uint16_t)m->len);
-	if (phyllo_mp_read(&r, &ob) || ob.kind != PHYLLO_MP_ARRAY || !ob.len ||
-	    ob.len > max || ob.len > PHYLLO_STATS_FIELDS)
+	if (phyllo_mp_read(&r, &ob) || ob.kind != PHYLLO_MP_ARRAY || !ob.len || ob.len > max)
 		return -1;
 	n = ob.len;
 	for (i = 0; i < n; i++)
@@ -352,7 +376,7 @@ static int stats_reply_values(const struct phyllo_message *m, uint32_t *v, unsig
  * board's counters (a reply on "stats") by name as well. */
 static void print_message(const struct phyllo_message *m, bool json)
 {
-	uint32_t v[PHYLLO_STATS_FIELDS];
+	uint32_t v[64];
 	char text[2048];
 	int nstats;
 
@@ -363,10 +387,10 @@ static void print_message(const struct phyllo_message *m, bool json)
 		fflush(stdout);
 		return;
 	}
-	nstats = stats_reply_values(m, v, PHYLLO_STATS_FIELDS);
+	nstats = stats_reply_values(m, v, sizeof(v) / sizeof(v[0]));
 	if (nstats > 0 && !json) {
 		printf("stats (the far end's counters, see COUNTERS in phyllo(1)):\n");
-		stats_table(v, (unsigned int)nstats);
+		board_stats_print(v, (unsigned int)nstats, false);
 		fflush(stdout);
 		return;
 	}
@@ -381,7 +405,7 @@ static void print_message(const struct phyllo_message *m, bool json)
 	}
 	if (nstats > 0) {
 		printf(",\"counters\":");
-		stats_json(stdout, v, (unsigned int)nstats);
+		board_stats_print(v, (unsigned int)nstats, true);
 	}
 	printf(json ? "}\n" : "\n");
 	fflush(stdout);
