@@ -22,12 +22,13 @@
 #     objtool, modpost) in the module or built-in build of
 #     drivers/tty/phyllo/ or the uapi header's install and standalone
 #     compile, a global symbol of the built-in objects without a phyllo
-#     prefix, an RST or ABI file docutils or get_abi.pl warns about, and a
+#     prefix, an RST or ABI file docutils, get_abi.pl or the tree's own
+#     htmldocs (SPHINXDIRS=driver-api/tty, Debian's Sphinx) warns about, a
 #     sysfs file of the glue missing from the ABI file (or one there that
 #     the glue lacks), an ioctl or setting the RST page does not name, and
 #     kernel-doc -Wall on any laid-out file. checkpatch --strict on the
 #     patch is counted, not failed on. BUILDDIR/upstream/ gets the logs,
-#     phyllo.patch and the checkpatch report.
+#     phyllo.patch, the checkpatch report and the rendered phyllo.html.
 #  4. modpost has no vmlinux here (building one is half an hour on two
 #     cores), so its "undefined!" reports for kernel symbols are expected
 #     and filtered; every other modpost message fails the run. Symbol
@@ -58,7 +59,7 @@ lap() {	# lap NAME: the seconds since the last lap, kept for the summary
 edited="drivers/tty/Kconfig drivers/tty/Makefile Documentation/driver-api/tty/index.rst"
 if [ ! -f "$src/.phyllo-extracted" ]; then
 	echo "upstream: extracting linux-source-6.12 $pkgver into $src" >&2
-	rm -rf "$src" "$src.tmp" "$top/orig" "$out"
+	rm -rf "$src" "$src.tmp" "$top/orig" "$out" "$top/docs-out"
 	mkdir -p "$src.tmp"
 	tar -xf "$source" -C "$src.tmp" --strip-components=1
 	for f in $edited; do
@@ -185,12 +186,18 @@ sed -n 's/^\(ERROR\|WARNING\|CHECK\):\([A-Z_]*\):.*/  \1 \2/p' "$logs/checkpatch
 lap checkpatch
 
 # --- documentation: the RST page and the ABI file ---
-/usr/bin/python3 -c 'import docutils' 2>/dev/null || {
-	echo "upstream: installing python3-docutils" >&2
-	apt-get -q -o DPkg::Lock::Timeout=900 update >/dev/null &&
+# Debian's python3 and its packages, not whatever python3 is first on PATH.
+pkgs=""
+for m in docutils:python3-docutils sphinx:python3-sphinx yaml:python3-yaml; do
+	/usr/bin/python3 -c "import ${m%%:*}" 2>/dev/null || pkgs="$pkgs ${m#*:}"
+done
+if [ -n "$pkgs" ]; then
+	echo "upstream: installing$pkgs" >&2
+	apt-get -q -o DPkg::Lock::Timeout=900 update >/dev/null
+	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get -q -y -o DPkg::Lock::Timeout=900 \
-		install --no-install-recommends python3-docutils >/dev/null
-}
+		install --no-install-recommends $pkgs >/dev/null
+fi
 # rst_check FILE...: docutils, warnings as errors (what Sphinx reports
 # for plain RST; the page uses no Sphinx-only markup)
 rst_check() {
@@ -203,6 +210,22 @@ for path in sys.argv[1:]:
 EOF
 }
 rst_check "$src/Documentation/driver-api/tty/phyllo.rst"
+# The kernel's own htmldocs for driver-api/tty (Debian's Sphinx, the
+# tree's conf.py and extensions): any warning naming the page fails (the
+# index's two links out of the directory, built alone, are expected).
+html=$top/docs-out/Documentation/output/driver-api/tty/phyllo.html
+nice -n 10 make -C "$src" O="$top/docs-out" PYTHON3=/usr/bin/python3 \
+	SPHINXBUILD=/usr/bin/sphinx-build SPHINXDIRS=driver-api/tty htmldocs \
+	>"$logs/htmldocs.log" 2>&1 || {
+	tail -20 "$logs/htmldocs.log" >&2
+	echo "upstream: htmldocs failed (log: $logs/htmldocs.log)" >&2
+	exit 1
+}
+if grep -i 'warning\|error' "$logs/htmldocs.log" | grep -i phyllo >&2 || [ ! -f "$html" ]; then
+	echo "upstream: htmldocs warns about phyllo.rst or did not build it (log: $logs/htmldocs.log)" >&2
+	exit 1
+fi
+cp "$html" "$logs/phyllo.html"
 abi=$top/abi
 rm -rf "$abi"
 mkdir -p "$abi"
@@ -245,7 +268,7 @@ if grep -qi 'warning\|error' "$logs/kernel-doc.txt"; then
 	cat "$logs/kernel-doc.txt" >&2
 	exit 1
 fi
-echo "upstream: phyllo.rst and sysfs-class-phyllo clean ($(wc -l <"$abi/want") sysfs files documented), kernel-doc clean" >&2
+echo "upstream: phyllo.rst (docutils, htmldocs) and sysfs-class-phyllo (get_abi.pl, $(wc -l <"$abi/want") sysfs files) clean, kernel-doc -Wall clean" >&2
 lap docs
 
 # --- the builds ---
