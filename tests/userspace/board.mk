@@ -3,7 +3,8 @@
 # tests/userspace/board.mk - make test-uno (check): the tool's first
 # commands, with no options, against the Uno firmware on phyllo-simavr
 # (tests/userspace/test-uno.sh: the default speed, the board's counters
-# by name, the window its handshake offers, a wrong preset diagnosed), and
+# by name, the window its handshake offers, a wrong preset diagnosed, the
+# --tty commands of phyllo(1)'s EXAMPLES as written), and
 # what `make flash` would run for each board (tests/userspace/test-flash.sh).
 # Included by the top-level Makefile after firmware/firmware.mk.
 

@@ -5,7 +5,8 @@
 # (phyllo-simavr, real 115200-baud timing, on a pty), with the options a
 # new user types, which are none: the speed, the board's handshake, its
 # counters by name, the window its handshake offers, and what a wrong
-# preset looks like (issue 17, findings 1, 6 and 7).
+# preset looks like (issue 17, findings 1, 6 and 7); then every --tty
+# command of phyllo(1)'s EXAMPLES, as written there (the port renamed).
 # Usage: test-uno.sh BUILD_DIR PHYLLO_BINARY
 set -u
 build=$1
@@ -15,7 +16,8 @@ bin=$2
 sim=$build/host/phyllo-simavr
 elf=$build/firmware/uno-standard/phyllo-uno-standard.elf
 "$sim" --pty --link "$dir/uno" --seconds 300 "$elf" >"$dir/sim.out" 2>"$dir/sim.err" &
-pids=$!
+simpid=$!
+pids=$simpid
 i=0
 while [ ! -L "$dir/uno" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 stty -F "$dir/uno" 9600 hupcl	# as a freshly plugged ttyACM0 is
@@ -55,9 +57,42 @@ run "7: echo very-large takes the Uno's window (2), nothing lost" \
 	'"window":2,.*"received":40,.*"lost":0,' \
 	"$bin" echo --tty "$dir/uno" --payload very-large -n 40 --json
 run "pub blink true, as the Blink sketch says" '' "$bin" pub --tty "$dir/uno" blink true
-kill "$pids" 2>/dev/null
-wait "$pids" 2>/dev/null
-pids=
+# phyllo(1)'s EXAMPLES on a --tty port, as written there (the port
+# renamed); sub waits for ever: it is started, left, and stats reads its
+# live counters meanwhile
+PHYLLO_RUN_DIR=$dir/run
+export PHYLLO_RUN_DIR
+mkdir "$PHYLLO_RUN_DIR"
+sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$(dirname "$0")/../../docs/phyllo.1" | sed 's/\\-/-/g' |
+	grep -- '--tty /dev/ttyACM0' | sed -e "s|/dev/ttyACM0|$dir/uno|" -e "s|^phyllo |$bin |" \
+	>"$dir/examples"
+sub=
+while read -r line; do
+	case $line in
+	*" sub "*)
+		$line >/dev/null 2>&1 &
+		sub=$!
+		pids="$pids $sub"
+		i=0
+		while [ ! -e "$dir/run/tty-$(basename "$(readlink "$dir/uno")").json" ] && [ $i -lt 50 ]
+		do sleep 0.1; i=$((i + 1)); done
+		continue ;;
+	esac
+	# shellcheck disable=SC2086
+	if $line >"$dir/out" 2>"$dir/err" </dev/null; then
+		ok "phyllo(1) EXAMPLES: ${line#"$bin" }"
+	else
+		bad "phyllo(1) EXAMPLES: ${line#"$bin" }"
+	fi
+done <"$dir/examples"
+[ "$(wc -l <"$dir/examples")" -ge 5 ] && [ -n "$sub" ] &&
+	grep -q "live session of process $sub" "$dir/out" &&
+	ok "phyllo(1) EXAMPLES: $(wc -l <"$dir/examples") on --tty; stats read the running sub's" ||
+	bad "phyllo(1) EXAMPLES: $(wc -l <"$dir/examples") found, or stats did not read sub's counters"
+kill $sub 2>/dev/null
+kill $simpid 2>/dev/null
+wait $simpid 2>/dev/null
+pids=$sub
 grep -q "resets 0" "$dir/sim.err" && ok "the firmware never restarted" ||
 	bad "the simulator saw a restart or an overrun: $(tail -2 "$dir/sim.err")"
 checks_done
