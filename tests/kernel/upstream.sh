@@ -221,7 +221,9 @@ nice -n 10 make -C "$src" O="$top/docs-out" PYTHON3=/usr/bin/python3 \
 	echo "upstream: htmldocs failed (log: $logs/htmldocs.log)" >&2
 	exit 1
 }
-if grep -i 'warning\|error' "$logs/htmldocs.log" | grep -i phyllo >&2 || [ ! -f "$html" ]; then
+# (the cache's own path, ~/.cache/phyllo, is taken off first)
+if grep -i 'warning\|error' "$logs/htmldocs.log" | sed "s|$top/||g" | grep -i phyllo >&2 ||
+	[ ! -f "$html" ]; then
 	echo "upstream: htmldocs warns about phyllo.rst or did not build it (log: $logs/htmldocs.log)" >&2
 	exit 1
 fi
