@@ -5,6 +5,12 @@
 # `phyllo peer --echo`, and send phyllo.count= units (default 1000)
 # through /dev/phyllo0, each checked on its way back.
 count=$(sed -n 's/.*phyllo\.count=\([0-9]*\).*/\1/p' /proc/cmdline)
+# Raw and without echo before the host's peer joins (it waits for the
+# line below), as arm-guest.sh does and for its reason: n_tty echoing the
+# peer's bytes can keep ldattach's tcsetattr(TCSAFLUSH) waiting for ever
+# under load (seen once on 6.1 at a load of 11.5).
+stty -F /dev/ttyS1 raw -echo || { echo "qemu-guest: stty on ttyS1 failed"; exit 1; }
+echo "qemu-guest: ttyS1 raw"
 ldattach -d 29 /dev/ttyS1 &
 i=0
 while [ ! -e /dev/phyllo0 ]; do

@@ -87,14 +87,14 @@ for name in "$@"; do
 		arm_boot
 	fi
 	qemu=$!
-	# The ARM guest makes its port raw first, then says so: the peer joins
+	# The guest makes its port raw first, then says so: the peer joins
 	# after that (arm-guest.sh says why).
-	if [ "$kdebarch" != amd64 ]; then
-		until grep -aq "^arm-guest: ttyS0 raw" "$log" 2>/dev/null; do
-			kill -0 $qemu 2>/dev/null || break
-			sleep 0.2
-		done
-	fi
+	ready="^arm-guest: ttyS0 raw"
+	[ "$kdebarch" = amd64 ] && ready="^qemu-guest: ttyS1 raw"
+	until grep -aq "$ready" "$log" 2>/dev/null; do
+		kill -0 $qemu 2>/dev/null || break
+		sleep 0.2
+	done
 	"$build/host/phyllo" peer --echo --connect "unix:$sock" --stats "$out/peer.json" \
 		>"$out/peer.log" 2>&1 &
 	peer=$!
