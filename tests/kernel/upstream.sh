@@ -105,6 +105,8 @@ while :; do
 done
 for f in $srcs; do
 	case $f in *_test.c) continue ;; esac
+	# One flat directory: a name in both kernel/ and core/ cannot go in.
+	[ ! -e "$d/${f##*/}" ] || { echo "upstream: two files named ${f##*/}" >&2; exit 1; }
 	sed 's|^#include "phyllo\.h"|#include <linux/phyllo.h>|' "$repo/$f" >"$d/${f##*/}"
 done
 if grep -l '^#include "phyllo\.h"' "$d"/*; then
