@@ -1693,6 +1693,22 @@ static void review_receive_policy_per_link_keeps_session(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->cfg.rxq_units, 7U);
 }
 
+/* The window a session allows is in the state, for a sender to use. */
+static void review_state_window_is_the_smaller_offer(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link_window(test, 0, 4);
+	struct phyllo_link *b = glue_link_window(test, 1, 2);
+	struct phyllo_link_state st;
+
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.window, 0U);
+	glue_pump(a, b);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.window, 2U);
+	glue_state(b, &st);
+	KUNIT_EXPECT_EQ(test, st.window, 2U);
+}
+
 static struct kunit_case review_cases[] = {
 	KUNIT_CASE(review_stopped_readers_stall_together),
 	KUNIT_CASE(review_stall_clock_restarts_after_room),
@@ -1703,6 +1719,7 @@ static struct kunit_case review_cases[] = {
 	KUNIT_CASE(review_reset_tells_writer_once),
 	KUNIT_CASE(review_config_names_bad_setting),
 	KUNIT_CASE(review_receive_policy_per_link_keeps_session),
+	KUNIT_CASE(review_state_window_is_the_smaller_offer),
 	{}
 };
 

@@ -82,7 +82,12 @@ struct phyllo_link_state {
 	 * belong to another link)
 	 */
 	__u32 unit;
-	__u32 reserved[8];
+	/* units in flight this session allows: the smaller of the link's
+	 * window and the one the peer's handshake offered; 0 before a
+	 * handshake, and below the standard preset
+	 */
+	__u32 window;
+	__u32 reserved[7];
 };
 
 /*

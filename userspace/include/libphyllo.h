@@ -109,7 +109,7 @@ struct phyllo_status {
 	uint32_t mtu;		/* largest payload: 252, 247 or 243 */
 	uint32_t tx_in_flight;	/* reliable units not yet acknowledged */
 	uint32_t queued;	/* units waiting for phyllo_recv() */
-	uint32_t window;	/* tty, standard: units in flight the session
+	uint32_t window;	/* standard: units in flight the session
 				 * allows, the smaller of ours and the one the
 				 * far end's handshake offered; 0: unknown */
 	uint32_t reserved[7];

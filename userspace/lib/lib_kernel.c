@@ -112,6 +112,7 @@ static int k_status(struct phyllo *h, struct phyllo_status *s)
 	s->preset = ls.preset;
 	s->mtu = ls.mtu;
 	s->tx_in_flight = ls.tx_in_flight;
+	s->window = ls.window;
 	return 0;
 }
 
