@@ -77,7 +77,7 @@ rm -rf "$st"
 d=$st/drivers/tty/phyllo
 mkdir -p "$d" "$st/include/uapi/linux" "$st/Documentation/ABI/testing" \
 	"$st/Documentation/driver-api/tty"
-objs=$(make -s -C "$repo" -f - <<'EOF'
+objs=$(make -s --no-print-directory -C "$repo" -f - <<'EOF'
 include Kbuild
 all:
 	@echo $(phyllo-y)
@@ -114,7 +114,9 @@ if grep -l '^#include "phyllo\.h"' "$d"/*; then
 	exit 1
 fi
 cp "$repo/uapi/phyllo.h" "$st/include/uapi/linux/phyllo.h"
-tp=$(grep -l '^#define CREATE_TRACE_POINTS' "$d"/*.c)
+tp=$(grep -l '^#define CREATE_TRACE_POINTS' "$d"/*.c || true)
+[ "$(echo "$tp" | wc -w)" -eq 1 ] ||
+	{ echo "upstream: not one file defines CREATE_TRACE_POINTS: $tp" >&2; exit 1; }
 {
 	echo '# SPDX-License-Identifier: GPL-2.0-only'
 	echo '#'
