@@ -7,6 +7,7 @@
 #include "cmds.h"
 #include "peer.h"
 #include "capture.h"
+#include "bridge_exec.h"
 
 static const struct {
 	const char *name;
@@ -23,6 +24,7 @@ static const struct {
 	{ "drain", drain_main, "read and discard in bursts (a slow application)" },
 	{ "peer", peer_main, "run the protocol stack in userspace (echo server or client)" },
 	{ "capture", capture_main, "record a link's frames as pcapng (Wireshark)" },
+	{ "bridge", bridge_main, "a link's topics on an MQTT broker (runs phyllo-bridge)" },
 };
 
 static void usage(FILE *f)

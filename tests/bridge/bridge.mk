@@ -47,7 +47,7 @@ phyllo-bridge: $(HOST)/phyllo-bridge
 
 CHECK_TARGETS += test-bridge
 test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phyllo-san \
-		$(HOST)/bridge-board
+		$(HOST)/bridge-board $(HOST)/phyllo-bridge
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
 

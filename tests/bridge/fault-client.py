@@ -8,7 +8,8 @@ broker is killed and restarted:
                          persistent session; exit 0 once the broker has
                          acknowledged every one, 1 after 120 s; at most
                          RATE a second if given
-  sub HOST PORT TOPIC N  subscribe at QoS 1 at every connection; print each
+  sub HOST PORT TOPIC N  subscribe at QoS 1 in a persistent session (again
+                         at every connection); print each
                          payload on a line; exit 0 once N distinct payloads
                          came, 1 after 120 s"""
 import sys
@@ -32,10 +33,10 @@ def on_publish(client, userdata, mid):
 
 
 def on_connect(client, userdata, flags, rc):
+    if rc == 0:
+        print("connected", file=sys.stderr, flush=True)
     if rc == 0 and mode == "sub":
         client.subscribe(topic, qos=1)
-    elif rc == 0:
-        print("connected", file=sys.stderr, flush=True)
 
 
 def on_subscribe(client, userdata, mid, granted):
@@ -51,7 +52,7 @@ def on_message(client, userdata, msg):
             done.set()
 
 
-c = mqtt.Client(client_id="phyllo-test-fault-" + mode, clean_session=(mode == "sub"))
+c = mqtt.Client(client_id="phyllo-test-fault-" + mode, clean_session=False)
 c.max_inflight_messages_set(20)
 c.reconnect_delay_set(0.1, 0.5)
 c.on_publish = on_publish

@@ -163,7 +163,8 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		say("the broker %s:%d refused the connection: %s", b->c.host, b->c.port,
 		    b->c.protocol == 5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc));
 		if (auth_refusal(b, rc)) {
-			say("giving up: check username, password and the broker's ACL");
+			say("giving up: check username, password and the broker's ACL (it must let "
+			    "this user write %s, the will)", b->t_status);
 			b->fatal = true;
 			b->exit_code = 3;
 		}
@@ -177,6 +178,8 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 	    flags & 1 ? "resumed" : "new");
 	if (!mosquitto_publish(mq, &mid, b->t_status, 6, "online", 1, true)) {
 		b->kind[(uint16_t)mid] = MID_OWN;
+		free(b->mid_topic[(uint16_t)mid]);
+		b->mid_topic[(uint16_t)mid] = strdup(b->t_status);
 		b->inflight++;
 	}
 	mosquitto_subscribe(mq, &b->sub_mid[0], b->t_cmd, 1);
@@ -360,6 +363,7 @@ static void mqtt_send(struct bridge *b)
 {
 	struct phyllo_bridge_msg *m;
 	int mid, rc, qos;
+	bool lost;
 
 	while (b->connected && (m = phyllo_bridge_queue_peek(&b->up))) {
 		qos = m->flags & PHYLLO_BRIDGE_MSG_OWN ? 1 : b->c.qos;
@@ -367,9 +371,12 @@ static void mqtt_send(struct bridge *b)
 			return;
 		rc = mosquitto_publish(b->mq, &mid, m->topic, (int)m->len, m->payload, qos,
 				       m->flags & PHYLLO_BRIDGE_MSG_RETAIN);
-		if (rc == MOSQ_ERR_NO_CONN)
+		/* a QoS 1 message that found the connection gone is libmosquitto's
+		 * already: it resends it after the reconnect */
+		lost = rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST || rc == MOSQ_ERR_ERRNO;
+		if (lost && !qos)
 			return;
-		if (rc) {
+		if (rc && !lost) {
 			if (often(++b->n.bad_topic))
 				say("cannot publish on %s: %s", m->topic, mosquitto_strerror(rc));
 		} else if (qos) {
