@@ -9,6 +9,7 @@
  * stdin, one a line:
  *   burst TOPIC N [FROM]  publish {"n":FROM..FROM+N-1} on TOPIC, reliably,
  *                         each waiting for room in the window
+ *   stamp TOPIC N         as burst, {"n":I,"t":MICROSECONDS} (CLOCK_REALTIME)
  *   pace US               wait US microseconds after each message of a burst
  *   restart               close the session and open a new one on the same
  *                         pty (the bridge sees a session reset)
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include "libphyllo.h"
 
@@ -70,14 +72,20 @@ static void board_drain(void)
 	}
 }
 
-static void board_burst(const char *topic, long n, long from)
+static void board_burst(const char *topic, long n, long from, int stamp)
 {
+	struct timespec ts;
 	char json[64];
 	long i;
 	int rc;
 
 	for (i = from; i < from + n; i++) {
-		snprintf(json, sizeof(json), "{\"n\":%ld}", i);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		if (stamp)
+			snprintf(json, sizeof(json), "{\"n\":%ld,\"t\":%lld}", i,
+				 (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+		else
+			snprintf(json, sizeof(json), "{\"n\":%ld}", i);
 		rc = phyllo_publish_json(h, topic, json, 0);
 		if (rc < 0) {
 			fprintf(stderr, "board: publish: %s\n", phyllo_strerror(rc));
@@ -96,7 +104,9 @@ static void board_command(char *line)
 
 	line[strcspn(line, "\n")] = '\0';
 	if (sscanf(line, "burst %31s %ld %ld", topic, &n, &from) >= 2) {
-		board_burst(topic, n, from);
+		board_burst(topic, n, from, 0);
+	} else if (sscanf(line, "stamp %31s %ld", topic, &n) == 2) {
+		board_burst(topic, n, 0, 1);
 	} else if (sscanf(line, "pace %ld", &n) == 1) {
 		pace_us = n;
 	} else if (!strcmp(line, "restart")) {

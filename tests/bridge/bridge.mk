@@ -9,6 +9,8 @@
 #   test-bridge        check: unit tests of the configuration, topic map,
 #                      payloads and queue; then tests/bridge/test-bridge.sh
 #                      against Debian's mosquitto on 127.0.0.1
+#   bench-bridge       messages/s, latency and CPU per message against
+#                      mosquitto_pub/mosquitto_sub (not in check)
 #   install-bridge     the binary, phyllo-bridge(1), the systemd unit and
 #                      the example configuration (not part of `make install`:
 #                      it needs libmosquitto)
@@ -43,7 +45,18 @@ $(HOST)/bridge-board: tests/bridge/board.c $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) 
 	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) tests/bridge/board.c $(LIB_SRC) $(CORE_SRC) -o $@ \
 		$(PHYLLO_LIBS)
 
+# optimised, for bench-bridge
+$(HOST)/bridge-board-O2: tests/bridge/board.c $(HOST)/libphyllo.a | deps-core
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g tests/bridge/board.c $(HOST)/libphyllo.a -o $@ $(PHYLLO_LIBS)
+
 phyllo-bridge: $(HOST)/phyllo-bridge
+
+# Not in check: messages per second each way, the latency the bridge adds,
+# CPU per message, each against mosquitto_pub/mosquitto_sub on the same
+# broker in the same run (docs/bridge.md has a run's figures).
+.PHONY: bench-bridge
+bench-bridge: deps-mqtt $(HOST)/phyllo-bridge $(HOST)/bridge-board-O2
+	tests/bridge/bench-bridge.sh $(HOST)
 
 CHECK_TARGETS += test-bridge
 test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phyllo-san \
