@@ -8,7 +8,9 @@
 # Targets (check: in make check):
 #   test-bridge        check: unit tests of the configuration, topic map,
 #                      payloads and queue; then tests/bridge/test-bridge.sh
-#                      against Debian's mosquitto on 127.0.0.1
+#                      against Debian's mosquitto on 127.0.0.1, and
+#                      tests/bridge/test-bridge-uno.sh: the Uno firmware on
+#                      phyllo-simavr
 #   bench-bridge       messages/s, latency and CPU per message against
 #                      mosquitto_pub/mosquitto_sub (not in check)
 #   install-bridge     the binary, phyllo-bridge(1), the systemd unit and
@@ -60,9 +62,11 @@ bench-bridge: deps-mqtt $(HOST)/phyllo-bridge $(HOST)/bridge-board-O2
 
 CHECK_TARGETS += test-bridge
 test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phyllo-san \
-		$(HOST)/bridge-board $(HOST)/phyllo-bridge
+		$(HOST)/bridge-board $(HOST)/phyllo-bridge $(FW_SIM) \
+		$(FW_BUILD)/uno-standard/phyllo-uno-standard.elf | deps-avr
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
+	tests/bridge/test-bridge-uno.sh $(BUILD)
 
 install-bridge: $(HOST)/phyllo-bridge
 	install -D -m 755 $(HOST)/phyllo-bridge $(DESTDIR)$(PREFIX)/bin/phyllo-bridge
