@@ -7,8 +7,9 @@
  * Every pub-sub message received is printed on stdout as "TOPIC JSON"
  * (line-buffered), and with --echo sent back on its topic. Commands on
  * stdin, one a line:
- *   burst TOPIC N [FROM]  publish {"n":FROM..FROM+N-1} on TOPIC, reliably,
- *                         each waiting for room in the window
+ *   burst TOPIC N [FROM [AT]]  publish {"n":FROM..FROM+N-1} on TOPIC,
+ *                         reliably, each waiting for room in the window;
+ *                         with AT, restart (below) after message AT
  *   stamp TOPIC N         as burst, {"n":I,"t":MICROSECONDS} (CLOCK_REALTIME)
  *   pace US               wait US microseconds after each message of a burst
  *   restart               close the session and open a new one on the same
@@ -72,7 +73,15 @@ static void board_drain(void)
 	}
 }
 
-static void board_burst(const char *topic, long n, long from, int stamp)
+
+static void board_restart(void)
+{
+	phyllo_close(h);
+	if (board_open())
+		exit(1);
+}
+
+static void board_burst(const char *topic, long n, long from, int stamp, long at)
 {
 	struct timespec ts;
 	char json[64];
@@ -92,6 +101,8 @@ static void board_burst(const char *topic, long n, long from, int stamp)
 			exit(1);
 		}
 		board_drain();
+		if (i == at)
+			board_restart();
 		if (pace_us)
 			usleep((useconds_t)pace_us);
 	}
@@ -100,19 +111,17 @@ static void board_burst(const char *topic, long n, long from, int stamp)
 static void board_command(char *line)
 {
 	char topic[32];
-	long n, from = 0;
+	long n, from = 0, at = -1;
 
 	line[strcspn(line, "\n")] = '\0';
-	if (sscanf(line, "burst %31s %ld %ld", topic, &n, &from) >= 2) {
-		board_burst(topic, n, from, 0);
+	if (sscanf(line, "burst %31s %ld %ld %ld", topic, &n, &from, &at) >= 2) {
+		board_burst(topic, n, from, 0, at);
 	} else if (sscanf(line, "stamp %31s %ld", topic, &n) == 2) {
-		board_burst(topic, n, 0, 1);
+		board_burst(topic, n, 0, 1, -1);
 	} else if (sscanf(line, "pace %ld", &n) == 1) {
 		pace_us = n;
 	} else if (!strcmp(line, "restart")) {
-		phyllo_close(h);
-		if (board_open())
-			exit(1);
+		board_restart();
 	} else if (!strcmp(line, "sync")) {
 		phyllo_flush(h, -1);
 		printf("synced\n");

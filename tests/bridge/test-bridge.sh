@@ -113,7 +113,7 @@ sub_start() {
 	pids="$pids $!"
 	eval "sub_$name=\$!"
 	i=0
-	until grep -q "probe/$name" "$dir/$name.sub"; do
+	until grep -q "probe/$name" "$dir/$name.sub" 2>/dev/null; do
 		pub -t "probe/$name" -m up 2>/dev/null || true
 		i=$((i + 1)); [ $i -gt 50 ] && return 1
 		sleep 0.1
@@ -275,6 +275,20 @@ bridge_conf q1 "$dir/q1.pty" <<EOF
 queue = 100000
 EOF
 bridge_start q1
+# the board restarted in the middle of 3,000 messages
+sub_start rs 'phyllo/q1/r' 'phyllo/q1/bridge/event'
+echo "burst r 3000 0 1500" >&7
+echo sync >&7
+wait_count "$dir/q1.board" '^synced' 2
+wait_count "$dir/rs.sub" '^phyllo/q1/r ' 3000
+r_got=$(grep '^phyllo/q1/r ' "$dir/rs.sub" | sort -u | wc -l)
+r_dup=$(($(count "$dir/rs.sub" '^phyllo/q1/r ') - r_got))
+echo "     board restarted after message 1500 of 3000: $r_got arrived ($r_dup duplicates)"
+[ "$r_got" -ge 2992 ] && grep -q '"event":"link-reset","resets":1' "$dir/rs.sub" &&
+	ok "the board restarted mid-stream: the reset published as an event, $((3000 - r_got)) of 3000 lost (at most a window may be)" ||
+	bad "board restart mid-stream: $r_got of 3000"
+kill -USR1 $(bridge_pid q1); sleep 0.3
+base_rx=$(stat_of q1 board_rx) base_tx=$(stat_of q1 mqtt_tx)	# before the fault run
 fclient="/usr/bin/python3 $(dirname "$0")/fault-client.py"
 $fclient sub 127.0.0.1 $port phyllo/q1/f $FAULT_N >"$dir/f.sub" 2>"$dir/fsub.err" &
 fsub=$!
@@ -291,12 +305,12 @@ wait_for "$dir/fpub.err" connected 100
 echo "pace 500" >&7
 echo "burst f $FAULT_N" >&7
 i=0	# until a third has gone one way or the other
-until [ "$(stat_of q1 mqtt_tx)" -ge $((FAULT_N / 3)) ] 2>/dev/null ||
+until [ "$(stat_of q1 mqtt_tx)" -ge $((base_tx + FAULT_N / 3)) ] 2>/dev/null ||
       [ "$(count "$dir/q1.board" '^down ')" -ge $((FAULT_N / 3)) ]; do
 	kill -USR1 $(bridge_pid q1); sleep 0.05; i=$((i + 1)); [ $i -gt 1200 ] && break
 done
 kill -USR1 $(bridge_pid q1); sleep 0.1
-at_up=$(stat_of q1 mqtt_tx) at_down=$(count "$dir/q1.board" '^down ')
+at_up=$(($(stat_of q1 mqtt_tx) - base_tx)) at_down=$(count "$dir/q1.board" '^down ')
 broker_stop KILL
 sleep 1
 broker_start
@@ -310,15 +324,15 @@ down_got=$(grep -a '^down ' "$dir/q1.board" | sort -u | wc -l)
 down_dup=$(($(grep -a -c '^down ' "$dir/q1.board") - down_got))
 echo "     broker kill -9 after $at_up up / $at_down down: board->broker $up_got/$FAULT_N ($up_dup duplicates), broker->board $down_got/$FAULT_N ($down_dup duplicates)"
 bridge_term q1
-echo "     bridge: board_rx $(stat_of q1 board_rx), mqtt_tx $(stat_of q1 mqtt_tx), mqtt_rx $(stat_of q1 mqtt_rx), board_tx $(stat_of q1 board_tx)"
+echo "     bridge (3,000 before the fault run): board_rx $(stat_of q1 board_rx), mqtt_tx $(stat_of q1 mqtt_tx), mqtt_rx $(stat_of q1 mqtt_rx), board_tx $(stat_of q1 board_tx)"
 # What the bridge answers for: every board message acknowledged by the
 # broker (resent as needed), every message it took from the broker sent
 # to the board. A broker killed with -9 also loses what it had
 # acknowledged but not yet sent on: that is counted here, not failed.
-[ "$(stat_of q1 board_rx)" = $FAULT_N ] && [ "$(stat_of q1 mqtt_tx)" = $FAULT_N ] &&
+[ "$(stat_of q1 board_rx)" = $((base_rx + FAULT_N)) ] && [ "$(stat_of q1 mqtt_tx)" = $((base_tx + FAULT_N)) ] &&
 	[ "$(stat_of q1 exit_unsent)" = 0 ] &&
 	ok "broker killed mid-stream: all $FAULT_N board messages acknowledged by the broker (subscriber got $up_got, $up_dup duplicates)" ||
-	bad "board->broker after kill -9: acknowledged $(stat_of q1 mqtt_tx) of $FAULT_N"
+	bad "board->broker after kill -9: acknowledged $(($(stat_of q1 mqtt_tx) - base_tx)) of $FAULT_N"
 [ $frc -eq 0 ] && [ "$(stat_of q1 board_tx)" = "$(stat_of q1 mqtt_rx)" ] &&
 	[ $((down_got + down_dup)) -eq "$(stat_of q1 board_tx)" ] &&
 	ok "broker killed mid-stream: every command the bridge received reached the board ($down_got of $FAULT_N distinct, $down_dup duplicates; $((FAULT_N - down_got)) lost inside the broker)" ||
