@@ -25,8 +25,10 @@
  *     (retained; it is the will too) and the counters are printed.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -578,7 +580,9 @@ static int bridge_run(struct bridge *b)
 		board_send(b);
 		sock = mosquitto_socket(b->mq);
 		pfd[0] = (struct pollfd){ .fd = b->hungup ? -1 : phyllo_fd(b->h), .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = sock, .events = (short)(POLLIN |
+		/* the broker's socket is read only while the board's queue has room */
+		pfd[1] = (struct pollfd){ .fd = sock, .events = (short)(
+					  (b->down.cap - b->down.count >= DOWN_HEADROOM ? POLLIN : 0) |
 					  (mosquitto_want_write(b->mq) ? POLLOUT : 0)) };
 		pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		if (poll(pfd, 3, poll_timeout(b, now)) < 0 && errno != EINTR) {
@@ -719,6 +723,46 @@ bad:
 	return -1;
 }
 
+/*
+ * The default name: the by-id name of the link's serial device when udev
+ * made one (/dev/serial/by-id/usb-...: the same board, whatever port and
+ * order it comes up in), else what phyllo_bridge_conf_finish() takes, the
+ * link's file name. /dev/phylloN is followed to its tty through sysfs.
+ */
+static void name_stable(struct phyllo_bridge_conf *c)
+{
+	char real[PATH_MAX], dev[PATH_MAX], tty[64] = "", path[PATH_MAX + 300];
+	const char *base;
+	struct dirent *e;
+	FILE *f;
+	DIR *d;
+
+	if (c->name[0] || !realpath(c->link, real))
+		return;
+	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (!strncmp(base, "phyllo", 6)) {
+		snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base);
+		f = fopen(path, "re");
+		if (!f)
+			return;
+		if (!fgets(tty, sizeof(tty), f))
+			tty[0] = '\0';
+		fclose(f);
+		tty[strcspn(tty, "\n")] = '\0';
+		snprintf(real, sizeof(real), "/dev/%s", tty);
+	}
+	d = opendir("/dev/serial/by-id");
+	while (d && (e = readdir(d))) {
+		snprintf(path, sizeof(path), "/dev/serial/by-id/%s", e->d_name);
+		if (e->d_name[0] != '.' && realpath(path, dev) && !strcmp(dev, real)) {
+			phyllo_bridge_name_from_link(path, c->name, sizeof(c->name));
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
 static int bridge_setup(struct bridge *b, int argc, char **argv, bool *dry)
 {
 	char host[128] = "host", err[700];
@@ -728,6 +772,8 @@ static int bridge_setup(struct bridge *b, int argc, char **argv, bool *dry)
 		return -1;
 	phyllo_bridge_conf_env(&b->c);
 	gethostname(host, sizeof(host) - 1);
+	if (b->c.link[0])
+		name_stable(&b->c);
 	if (phyllo_bridge_conf_finish(&b->c, host, err, sizeof(err))) {
 		say("%s", err);
 		return -1;
