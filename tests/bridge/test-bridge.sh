@@ -101,6 +101,12 @@ bridge_term() {
 	wait "$p"
 	rc=$?
 }
+# usr1 NAME: the bridge prints its counters on stderr; wait until it has
+usr1() {
+	n=$(count "$dir/$1.err" '^exit_undelivered ')
+	kill -USR1 "$(bridge_pid "$1")"
+	wait_count "$dir/$1.err" '^exit_undelivered ' $((n + 1))
+}
 # stat_of NAME COUNTER: from the counters it printed at exit (or SIGUSR1)
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v }' "$dir/$1.err" "$dir/$1.out"; }
 # sub_start NAME FILTER...: a mosquitto_sub that is subscribed when this returns
@@ -252,8 +258,7 @@ echo "burst t 80" >&7
 echo sync >&7
 wait_for "$dir/q1.board" '^synced' 100
 sleep 0.5
-kill -USR1 $(bridge_pid q1)
-sleep 0.5
+usr1 q1
 [ "$(stat_of q1 queue)" = 50 ] && [ "$(stat_of q1 queue_dropped)" = 30 ] &&
 	ok "broker away: 80 board messages, the queue holds 50, 30 dropped and counted" ||
 	bad "queue bound: queue $(stat_of q1 queue), dropped $(stat_of q1 queue_dropped)"
@@ -287,7 +292,7 @@ echo "     board restarted after message 1500 of 3000: $r_got arrived ($r_dup du
 [ "$r_got" -ge 2992 ] && grep -q '"event":"link-reset","resets":1' "$dir/rs.sub" &&
 	ok "the board restarted mid-stream: the reset published as an event, $((3000 - r_got)) of 3000 lost (at most a window may be)" ||
 	bad "board restart mid-stream: $r_got of 3000"
-kill -USR1 $(bridge_pid q1); sleep 0.3
+usr1 q1
 base_rx=$(stat_of q1 board_rx) base_tx=$(stat_of q1 mqtt_tx)	# before the fault run
 fclient="/usr/bin/python3 $(dirname "$0")/fault-client.py"
 $fclient sub 127.0.0.1 $port phyllo/q1/f $FAULT_N >"$dir/f.sub" 2>"$dir/fsub.err" &
@@ -309,7 +314,7 @@ until [ "$(stat_of q1 mqtt_tx)" -ge $((base_tx + FAULT_N / 3)) ] 2>/dev/null ||
       [ "$(count "$dir/q1.board" '^down ')" -ge $((FAULT_N / 3)) ]; do
 	kill -USR1 $(bridge_pid q1); sleep 0.05; i=$((i + 1)); [ $i -gt 1200 ] && break
 done
-kill -USR1 $(bridge_pid q1); sleep 0.1
+usr1 q1
 at_up=$(($(stat_of q1 mqtt_tx) - base_tx)) at_down=$(count "$dir/q1.board" '^down ')
 broker_stop KILL
 sleep 1
