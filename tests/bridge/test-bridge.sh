@@ -152,6 +152,7 @@ echo_start e1
 bridge_conf e1 "$dir/e1.pty" <<EOF
 password = s3cret-not-shown
 import = phyllo/other/temp temp
+ha_sensor = servo
 EOF
 if "$bridge" -c "$dir/e1.conf" --dry-run >"$dir/out" 2>"$dir/err" &&
    grep -q "^out .*phyllo/e1/T" "$dir/out" && grep -q "^in .*phyllo/e1/cmd/T" "$dir/out" &&
@@ -191,6 +192,12 @@ sed -i '/^password/d' "$dir/e1.conf"
 bridge_start e1 || bad "bridge e1 connects"
 sub_start s1 'phyllo/e1/#'
 wait_for "$dir/s1.sub" "^phyllo/e1/status online" && ok "status online, retained" || bad "status online"
+mosquitto_sub -h 127.0.0.1 -p $port -C 1 -W 5 -t homeassistant/sensor/phyllo_e1_servo/config \
+	>"$dir/ha.json" 2>"$dir/err"
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+assert d["state_topic"] == "phyllo/e1/servo" and d["availability_topic"] == "phyllo/e1/status"' \
+	"$dir/ha.json" 2>"$dir/err" && ok "Home Assistant discovery: the sensor's config, retained, valid JSON" ||
+	bad "Home Assistant discovery ($(cat "$dir/ha.json"))"
 pub -q 1 -t phyllo/e1/cmd/servo -m '{"i":42,"f":2.5,"s":"x","a":[1,null,true],"n":-7}'
 pub -q 1 -t phyllo/e1/cmd/servo -m '{bad'
 pub -q 1 -t phyllo/e1/cmd/servo -m '90'

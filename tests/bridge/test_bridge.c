@@ -233,13 +233,30 @@ static void queue_is_bounded_fifo(void)
 	phyllo_bridge_queue_free(&q);	/* frees what is left (ASan) */
 }
 
+static void ha_discovery_config(void)
+{
+	static const char *const l[] = { "link = /dev/x", "name = kitchen", "ha_sensor = temp",
+					 NULL };
+	char t[300], j[1024];
+
+	conf(l);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_finish(&c, "h", err, sizeof(err)), 0);
+	PTEST_EXPECT_EQ(phyllo_bridge_ha_config(&c, 0, t, sizeof(t), j, sizeof(j)), 0);
+	PTEST_EXPECT(!strcmp(t, "homeassistant/sensor/phyllo_kitchen_temp/config"));
+	PTEST_EXPECT(strstr(j, "\"state_topic\":\"phyllo/kitchen/temp\"") != NULL);
+	PTEST_EXPECT(strstr(j, "\"availability_topic\":\"phyllo/kitchen/status\"") != NULL);
+	PTEST_EXPECT_EQ(phyllo_bridge_ha_config(&c, 0, t, 10, j, sizeof(j)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, "ha_sensor = a\"b", 1, err, sizeof(err)), -1);
+	PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, "ha_sensor = a/b", 1, err, sizeof(err)), -1);
+}
+
 static const struct ptest_case cases[] = {
 	PTEST_CASE(conf_defaults_from_link), PTEST_CASE(conf_tls_port_and_verify),
 	PTEST_CASE(conf_rejects_with_line), PTEST_CASE(conf_refuses_an_import_that_loops),
 	PTEST_CASE(conf_env_credentials_win), PTEST_CASE(name_from_link_is_mqtt_safe),
 	PTEST_CASE(topic_map_both_ways), PTEST_CASE(filter_match_as_mqtt),
 	PTEST_CASE(payload_json_both_ways), PTEST_CASE(payload_raw_passes_bytes),
-	PTEST_CASE(queue_is_bounded_fifo),
+	PTEST_CASE(queue_is_bounded_fifo), PTEST_CASE(ha_discovery_config),
 };
 static PTEST_SUITE(bridge_suite, "bridge", cases);
 

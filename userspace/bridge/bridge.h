@@ -72,6 +72,10 @@ struct phyllo_bridge_conf {
 	bool unreliable;		/* commands sent without the ARQ */
 	struct phyllo_bridge_import imports[PHYLLO_BRIDGE_IMPORTS_MAX];
 	unsigned int n_imports;
+	/* Home Assistant MQTT discovery: board topics announced as sensors */
+	char ha_prefix[PHYLLO_BRIDGE_STR_MAX];
+	char ha_sensors[PHYLLO_BRIDGE_IMPORTS_MAX][PHYLLO_BRIDGE_TOPIC_MAX + 1];
+	unsigned int n_ha;
 };
 
 void phyllo_bridge_conf_init(struct phyllo_bridge_conf *c);
@@ -106,6 +110,10 @@ int phyllo_bridge_topic_out(const struct phyllo_bridge_conf *c, const char *boar
  * (not a command, no import matches, or over 15 bytes). */
 int phyllo_bridge_topic_in(const struct phyllo_bridge_conf *c, const char *mqtt_topic,
 			   char *board_topic, size_t cap);
+/* Home Assistant's discovery message for sensor i: its config topic into
+ * topic, its JSON into out. 0, or -1 if it does not fit. */
+int phyllo_bridge_ha_config(const struct phyllo_bridge_conf *c, unsigned int i, char *topic,
+			    size_t tcap, char *out, size_t cap);
 /* MQTT's filter match (+ one level, # the rest): 1 or 0. */
 int phyllo_bridge_filter_match(const char *filter, const char *topic);
 

@@ -28,6 +28,7 @@ void phyllo_bridge_conf_init(struct phyllo_bridge_conf *c)
 	c->stats_interval = 10;
 	c->reconnect_max = 30;
 	c->exit_timeout = 5;
+	strcpy(c->ha_prefix, "homeassistant");
 }
 
 static int set_str(char *dst, const char *v, char *err, size_t errlen)
@@ -204,6 +205,19 @@ static int set_key(struct phyllo_bridge_conf *c, const char *k, const char *v, c
 		return set_bool(&c->unreliable, v, err, errlen);
 	if (!strcmp(k, "import"))
 		return set_import(c, v, err, errlen);
+	if (!strcmp(k, "ha_prefix"))
+		return set_str(c->ha_prefix, v, err, errlen);
+	if (!strcmp(k, "ha_sensor")) {
+		if (c->n_ha == PHYLLO_BRIDGE_IMPORTS_MAX || strlen(v) > PHYLLO_BRIDGE_TOPIC_MAX ||
+		    !*v || strpbrk(v, "\"\\+#/ ")) {
+			snprintf(err, errlen, "at most %d, each a board topic of 1-%d bytes "
+				 "without \" \\ + # / or spaces", PHYLLO_BRIDGE_IMPORTS_MAX,
+				 PHYLLO_BRIDGE_TOPIC_MAX);
+			return -1;
+		}
+		strcpy(c->ha_sensors[c->n_ha++], v);
+		return 0;
+	}
 	snprintf(err, errlen, "unknown key '%s'", k);
 	return -1;
 }
@@ -325,6 +339,11 @@ int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname
 		phyllo_bridge_name_from_link(c->link, c->name, sizeof(c->name));
 	if (strpbrk(c->name, "+#/") || strpbrk(c->prefix, "+#") || !c->prefix[0]) {
 		snprintf(err, errlen, "name may not hold + # /, prefix + # (and is not empty)");
+		return -1;
+	}
+	if (c->n_ha && (strpbrk(c->name, "\"\\") || strpbrk(c->prefix, "\"\\") ||
+			 strpbrk(c->ha_prefix, "\"\\+#"))) {
+		snprintf(err, errlen, "with ha_sensor, name and prefixes may not hold \" or \\");
 		return -1;
 	}
 	if (!c->client_id[0])

@@ -153,6 +153,26 @@ static bool auth_refusal(const struct bridge *b, int rc)
 	       rc == CONNACK_REFUSED_IDENTIFIER_REJECTED;
 }
 
+/* Home Assistant discovery, retained, at every connection (Home Assistant
+ * asks again on its own birth message; retained configs answer that). */
+static void ha_announce(struct bridge *b)
+{
+	char topic[PHYLLO_BRIDGE_MQTT_TOPIC_MAX * 2], json[2048];
+	unsigned int i;
+	int mid;
+
+	for (i = 0; i < b->c.n_ha; i++) {
+		if (phyllo_bridge_ha_config(&b->c, i, topic, sizeof(topic), json, sizeof(json)))
+			continue;
+		if (mosquitto_publish(b->mq, &mid, topic, (int)strlen(json), json, 1, true))
+			continue;
+		b->kind[(uint16_t)mid] = MID_OWN;
+		free(b->mid_topic[(uint16_t)mid]);
+		b->mid_topic[(uint16_t)mid] = strdup(topic);
+		b->inflight++;
+	}
+}
+
 static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		       const mosquitto_property *props)
 {
@@ -184,6 +204,7 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		b->mid_topic[(uint16_t)mid] = strdup(b->t_status);
 		b->inflight++;
 	}
+	ha_announce(b);
 	mosquitto_subscribe(mq, &b->sub_mid[0], b->t_cmd, 1);
 	for (i = 0; i < b->c.n_imports; i++)
 		mosquitto_subscribe(mq, &b->sub_mid[i + 1], b->c.imports[i].filter, 1);
@@ -661,6 +682,13 @@ static void dry_run(const struct bridge *b)
 	printf("events    %s (QoS 1)\n", b->t_event);
 	printf("queue     %u messages while the broker is away, %u in flight\n", c->queue,
 	       c->inflight);
+	for (i = 0; i < c->n_ha; i++) {
+		char topic[PHYLLO_BRIDGE_MQTT_TOPIC_MAX * 2], json[2048];
+
+		if (!phyllo_bridge_ha_config(c, i, topic, sizeof(topic), json, sizeof(json)))
+			printf("discovery %s (retained): sensor %s/%s/%s\n", topic, c->prefix, c->name,
+			       c->ha_sensors[i]);
+	}
 }
 
 static void usage(FILE *f)

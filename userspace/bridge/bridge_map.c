@@ -37,6 +37,23 @@ int phyllo_bridge_topic_out(const struct phyllo_bridge_conf *c, const char *boar
 	return phyllo_bridge_topic(c, board_topic, out, cap);
 }
 
+int phyllo_bridge_ha_config(const struct phyllo_bridge_conf *c, unsigned int i, char *topic,
+			    size_t tcap, char *out, size_t cap)
+{
+	const char *t = c->ha_sensors[i];
+	int n;
+
+	n = snprintf(topic, tcap, "%s/sensor/phyllo_%s_%s/config", c->ha_prefix, c->name, t);
+	if (n < 0 || (size_t)n >= tcap)
+		return -1;
+	n = snprintf(out, cap, "{\"name\":\"%s %s\",\"unique_id\":\"phyllo_%s_%s\","
+		     "\"state_topic\":\"%s/%s/%s\",\"availability_topic\":\"%s/%s/status\","
+		     "\"device\":{\"identifiers\":[\"phyllo_%s\"],\"name\":\"phyllo %s\"}}",
+		     c->name, t, c->name, t, c->prefix, c->name, t, c->prefix, c->name, c->name,
+		     c->name);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
 int phyllo_bridge_filter_match(const char *f, const char *t)
 {
 	size_t lf, lt;
