@@ -13,6 +13,7 @@
 #                      phyllo-simavr
 #   bench-bridge       messages/s, latency and CPU per message against
 #                      mosquitto_pub/mosquitto_sub (not in check)
+#   test-bridge-guest  check: the bridge on /dev/phyllo0 in a qemu guest
 #   install-bridge     the binary, phyllo-bridge(1), the systemd unit and
 #                      the example configuration (not part of `make install`:
 #                      it needs libmosquitto)
@@ -67,6 +68,15 @@ test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phy
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
 	tests/bridge/test-bridge-uno.sh $(BUILD)
+
+# check: the bridge on /dev/phyllo0 in Debian's kernel under qemu (about 13 s
+# warm; the module as test-guest-attach builds it).
+CHECK_TARGETS += test-bridge-guest
+.PHONY: test-bridge-guest
+test-bridge-guest: $(HOST)/phyllo $(HOST)/phyllo-bridge
+	@scripts/deps.sh core qemu mqtt
+	@$(MAKE) --no-print-directory demo-kmod >/dev/null
+	tests/bridge/test-bridge-guest.sh $(BUILD)
 
 install-bridge: $(HOST)/phyllo-bridge
 	install -D -m 755 $(HOST)/phyllo-bridge $(DESTDIR)$(PREFIX)/bin/phyllo-bridge
