@@ -4,7 +4,9 @@
 # `set -u`: a scratch folder $dir, removed at exit with the processes
 # listed in $pids killed; ok and bad count the checks (bad shows what the
 # command under test left in $dir/err and $dir/out); checks_done prints
-# the count and is the script's status.
+# the count and is the script's status; run NAME WANT CMD... is one
+# check that CMD succeeds (stdin empty) and, unless WANT is empty, prints
+# WANT.
 dir=$(mktemp -d)
 pass=0
 fail=0
@@ -19,6 +21,16 @@ bad() {
 		[ -f "$f" ] && sed 's/^/     /' "$f" | head -20
 	done
 	return 0
+}
+run() {
+	name=$1 want=$2
+	shift 2
+	if "$@" >"$dir/out" 2>"$dir/err" </dev/null &&
+	   { [ -z "$want" ] || grep -q -- "$want" "$dir/out"; }; then
+		ok "$name"
+	else
+		bad "$name (rc $?)"
+	fi
 }
 checks_done() {
 	echo "$pass passed, $fail failed"

@@ -45,16 +45,6 @@ far() {
 	pids="$pids $!"
 	wait_link "$dir/$name"
 }
-run() {
-	name=$1 want=$2
-	shift 2
-	if "$@" >"$dir/out" 2>"$dir/err" </dev/null &&
-	   { [ -z "$want" ] || grep -q -- "$want" "$dir/out"; }; then
-		ok "$name"
-	else
-		bad "$name (rc $?)"
-	fi
-}
 # fails NAME RC WANT-ERR CMD...: exit status RC and stderr matching WANT-ERR
 fails() {
 	name=$1 want_rc=$2 want=$3

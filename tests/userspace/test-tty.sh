@@ -25,17 +25,6 @@ board_stop() {
 	board= pids=
 }
 
-# run NAME WANT-OUT CMD...: exit 0 and stdout matching WANT-OUT (if any)
-run() {
-	name=$1 want=$2
-	shift 2
-	if "$@" >"$dir/out" 2>"$dir/err" </dev/null &&
-	   { [ -z "$want" ] || grep -q -- "$want" "$dir/out"; }; then
-		ok "$name"
-	else
-		bad "$name (rc $?)"
-	fi
-}
 # fails NAME WANT-ERR CMD...: non-zero exit and stderr matching WANT-ERR
 fails() {
 	name=$1 want=$2

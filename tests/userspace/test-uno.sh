@@ -29,16 +29,6 @@ fails() {
 	rc=$?
 	if [ $rc -ne 0 ] && grep -q -- "$want" "$dir/err"; then ok "$name"; else bad "$name (rc $rc)"; fi
 }
-run() {
-	name=$1 want=$2
-	shift 2
-	if "$@" >"$dir/out" 2>"$dir/err" </dev/null &&
-	   { [ -z "$want" ] || grep -q -- "$want" "$dir/out"; }; then
-		ok "$name"
-	else
-		bad "$name (rc $?)"
-	fi
-}
 
 # first, while the board still says SYN (no host has answered it yet)
 fails "7: --preset minimal against the standard board: another preset" "another preset" \
