@@ -5,7 +5,8 @@
  *
  * Contract:
  *  1. The glue is written against the newest API; this header supplies
- *     what an older kernel lacks, keyed on LINUX_VERSION_CODE, and nothing
+ *     what an older kernel lacks, keyed on probes of its headers
+ *     (phyllo_compat.mk, no LINUX_VERSION_CODE), and nothing
  *     else. No glue function exists twice.
  *  2. A shim takes the newest name and behaves as the newest kernel does.
  *  3. Differences the glue avoids rather than shims: the device class is a
@@ -18,22 +19,23 @@
 #define PHYLLO_COMPAT_H
 
 #include <linux/hrtimer.h>
-#include <linux/version.h>
 
 /*
  * 6.6 changed the ldisc receive hooks to u8 flags and a size_t count; the
  * flags keep their TTY_NORMAL... values, so the glue only casts them.
+ * PHYLLO_OLD_TTY_HOOKS and PHYLLO_NO_HRTIMER_SETUP come from probing the
+ * kernel's headers (phyllo_compat.mk).
  */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
-#define PHYLLO_TTY_FLAG		u8
-#define PHYLLO_TTY_COUNT	size_t
-#else
+#ifdef PHYLLO_OLD_TTY_HOOKS
 #define PHYLLO_TTY_FLAG		char
 #define PHYLLO_TTY_COUNT	int
+#else
+#define PHYLLO_TTY_FLAG		u8
+#define PHYLLO_TTY_COUNT	size_t
 #endif
 
 /* 6.13 added hrtimer_setup(); later kernels removed hrtimer_init(). */
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
+#ifdef PHYLLO_NO_HRTIMER_SETUP
 static inline void
 hrtimer_setup(struct hrtimer *timer,
 	      enum hrtimer_restart (*function)(struct hrtimer *),

@@ -15,7 +15,7 @@ ln -sf "$src/Kbuild" "$out/Kbuild"
 for d in kernel core uapi; do
 	# Drop links to files that are gone, then link every source.
 	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
-	for f in "$src/$d"/*.[ch]; do
+	for f in "$src/$d"/*.[ch] "$src/$d"/*.mk; do
 		[ -e "$f" ] && ln -sf "$f" "$out/$d/"
 	done
 done

@@ -91,6 +91,7 @@ done
 for f in "$repo"/kernel/*.h; do
 	srcs="$srcs kernel/${f##*/}"
 done
+srcs="$srcs kernel/phyllo_compat.mk"
 # The core headers: those the chosen files include, to a fixed point.
 while :; do
 	more=""
@@ -136,6 +137,8 @@ tp=$(grep -l '^#define CREATE_TRACE_POINTS' "$d"/*.c || true)
 	echo
 	echo '# The core reaches the trace events through this header (phyllo_trace.h).'
 	echo "ccflags-y += -DPHYLLO_TRACE_HEADER='\"phyllo_trace_hook.h\"'"
+	echo '# The kernel API its headers have (phyllo_compat.h).'
+	echo 'include $(srctree)/drivers/tty/phyllo/phyllo_compat.mk'
 	echo '# define_trace.h includes phyllo_events.h by its path from here.'
 	echo "CFLAGS_${tp##*/}" | sed 's/\.c$/.o := -I$(src)/'
 } >"$d/Makefile"
