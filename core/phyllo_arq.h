@@ -166,8 +166,7 @@ struct phyllo_arq {
 	uint32_t tx_queued_total;
 	uint32_t tx_retired_total;
 	struct phyllo_arq_slot slot[PHYLLO_ARQ_WINDOW_MAX];
-
-	PHYLLO_TRACE_FIELD
+	void *trace_ctx;        /* the glue's, for its trace hook; NULL if none */
 };
 
 /* nonce: must differ from the one this side used before it (re)started:

@@ -53,8 +53,7 @@ struct phyllo_stack {
 	struct phyllo_cobs_rx rx;     /* chunks in, decoded frames out */
 	struct phyllo_stats stats;
 	struct phyllo_arq arq;        /* used by the standard preset only */
-
-	PHYLLO_TRACE_FIELD
+	void *trace_ctx;              /* the glue's, for its trace hook; NULL if none */
 };
 
 /* arq_cfg may be NULL for the defaults; nonce as for phyllo_arq_init(). */

@@ -3,12 +3,12 @@
  * phyllo_trace.h - trace points of the protocol core.
  *
  * Contract:
- *  1. By default every PHYLLO_TRACE() compiles to nothing and the structs
- *     carry no trace field: the firmware and the tools pay nothing.
+ *  1. By default every PHYLLO_TRACE() compiles to nothing: the firmware
+ *     and the tools pay one pointer per struct phyllo_stack and struct
+ *     phyllo_arq (trace_ctx, left NULL), and no code.
  *  2. A glue that traces defines PHYLLO_TRACE_HEADER (a header of its own)
- *     at build time; that header defines PHYLLO_TRACE(ctx, point, a, b)
- *     and the core then gives struct phyllo_stack and struct phyllo_arq a
- *     `void *trace_ctx` (NULL: not traced), which the glue sets.
+ *     at build time; that header defines PHYLLO_TRACE(ctx, point, a, b),
+ *     and the glue sets trace_ctx (NULL: not traced).
  *  3. The points and what a and b carry (both int):
  *       RX_FRAME    a decoded length, b 0 or the enum phyllo_err dropping it
  *       TX_FRAME    a bytes written (delimiters included), b the frame type
@@ -31,14 +31,10 @@ enum phyllo_trace_point {
 
 #ifdef PHYLLO_TRACE_HEADER
 #include PHYLLO_TRACE_HEADER
-#define PHYLLO_TRACE_FIELD void *trace_ctx;
 #else
-/*
- * a and b are side-effect free: "used", and optimised away; ctx names a
- * field that only exists with a trace header, so it is never expanded
- */
-#define PHYLLO_TRACE(ctx, point, a, b) do { (void)(a); (void)(b); } while (0)
-#define PHYLLO_TRACE_FIELD
+/* every argument is side-effect free: "used", and optimised away */
+#define PHYLLO_TRACE(ctx, point, a, b) \
+	do { (void)(ctx); (void)(point); (void)(a); (void)(b); } while (0)
 #endif
 
 #endif /* PHYLLO_TRACE_H */
