@@ -111,8 +111,10 @@ fi
 cpl() {	# cpl ",MORE_TYPES_TO_IGNORE" FILE...
 	ign=$1
 	shift
-	"$cp/scripts/checkpatch.pl" --no-tree --quiet --strict --show-types \
-		--ignore "FILE_PATH_CHANGES,SPDX_LICENSE_TAG$ign" -f "$@"
+	# From the build folder: inside a git tree checkpatch leaves its
+	# CamelCase cache (.checkpatch-camelcase.git.) in the current folder.
+	(cd "$build" && "$cp/scripts/checkpatch.pl" --no-tree --quiet --strict --show-types \
+		--ignore "FILE_PATH_CHANGES,SPDX_LICENSE_TAG$ign" -f "$@")
 }
 # --strict, with the CHECKs kept for a reason:
 #  - phyllo_events.h: TRACE_EVENT()'s own layout (open-ended lines, the
