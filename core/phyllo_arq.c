@@ -102,12 +102,6 @@ static void arq_emit_syn(struct phyllo_arq *a, bool ack)
 		 body, ack ? 9 : 5);
 }
 
-/* Units we may have in flight: our window, or less if the peer said so. */
-static uint8_t arq_window(const struct phyllo_arq *a)
-{
-	return a->peer_window && a->peer_window < a->cfg.window ? a->peer_window : a->cfg.window;
-}
-
 static void arq_emit_slot(struct phyllo_arq *a, uint8_t i)
 {
 	const struct phyllo_arq_slot *sl = &a->slot[slot_index(a, i)];
@@ -120,7 +114,7 @@ static void arq_transmit_new(struct phyllo_arq *a, uint32_t now)
 {
 	if (a->state != PHYLLO_ARQ_OPEN)
 		return;
-	while (a->tx_sent < a->tx_count && a->tx_sent < arq_window(a)) {
+	while (a->tx_sent < a->tx_count && a->tx_sent < phyllo_arq_window(a)) {
 		arq_emit_slot(a, a->tx_sent);
 		if (!a->rtt_timing) {
 			a->rtt_timing = true;
@@ -392,7 +386,7 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 	uint8_t behind = (uint8_t)(a->rx_next - seq);
 
 	if (seq == a->rx_next) {
-		if (a->hold || (a->cfg.hold_until_room && a->tx_count >= arq_window(a))) {
+		if (a->hold || (a->cfg.hold_until_room && a->tx_count >= phyllo_arq_window(a))) {
 			a->hold_dropped = true;
 			return PHYLLO_E_HOLD;
 		}
@@ -576,7 +570,7 @@ int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 
 uint8_t phyllo_arq_room(const struct phyllo_arq *a)
 {
-	uint8_t w = arq_window(a);
+	uint8_t w = phyllo_arq_window(a);
 
 	return (uint8_t)(a->tx_count < w ? w - a->tx_count : 0);
 }
@@ -590,7 +584,7 @@ int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
 		return PHYLLO_E_INVAL;
 	if (len > PHYLLO_RELIABLE_MAX)
 		return PHYLLO_E_TOOBIG;
-	if (a->tx_count >= arq_window(a))
+	if (a->tx_count >= phyllo_arq_window(a))
 		return PHYLLO_E_AGAIN;
 	sl = &a->slot[slot_index(a, a->tx_count)];
 	sl->type = type;

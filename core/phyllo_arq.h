@@ -193,6 +193,12 @@ int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
  */
 int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 		       uint32_t now_ms, struct phyllo_unit *out);
+/* Units in flight the session allows: ours, or the peer's offer if smaller. */
+static inline uint8_t phyllo_arq_window(const struct phyllo_arq *a)
+{
+	return a->peer_window && a->peer_window < a->cfg.window ? a->peer_window : a->cfg.window;
+}
+
 /* Run the timers; returns milliseconds until the next call is needed
  * (at most 1000).
  */

@@ -552,8 +552,7 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 	st->tx_reset_lost = link->lost_base + s->stats.tx_reset_lost;
 	st->unit = link->unit < 0 ? PHYLLO_UNIT_NONE : link->unit;
 	if (arq && s->arq.state == PHYLLO_ARQ_OPEN)
-		st->window = s->arq.peer_window && s->arq.peer_window < s->arq.cfg.window ?
-			     s->arq.peer_window : s->arq.cfg.window;
+		st->window = phyllo_arq_window(&s->arq);
 }
 
 /* The core's counters are all u32 in the uapi order: copy them whole. */

@@ -255,8 +255,7 @@ static int t_status(struct phyllo *h, struct phyllo_status *s)
 	s->mtu = phyllo_stack_mtu(h->preset);
 	s->tx_in_flight = arq ? h->st.arq.tx_count : 0;
 	if (arq && h->st.arq.state == PHYLLO_ARQ_OPEN)
-		s->window = h->st.arq.peer_window && h->st.arq.peer_window < h->st.arq.cfg.window
-			  ? h->st.arq.peer_window : h->st.arq.cfg.window;
+		s->window = phyllo_arq_window(&h->st.arq);
 	return 0;
 }
 
