@@ -77,7 +77,9 @@ rm -rf "$st"
 d=$st/drivers/tty/phyllo
 mkdir -p "$d" "$st/include/uapi/linux" "$st/Documentation/ABI/testing" \
 	"$st/Documentation/driver-api/tty"
-objs=$(make -s --no-print-directory -C "$repo" -f - <<'EOF'
+# src=. as kbuild would set it: Kbuild includes kernel/phyllo_compat.mk
+# from $(src).
+objs=$(make -s --no-print-directory -C "$repo" -f - src=. <<'EOF'
 include Kbuild
 all:
 	@echo $(phyllo-y)
@@ -178,8 +180,9 @@ g add -A && g commit -q -m orig
 (cd "$st" && tar -cf - .) | tar -xf - -C "$p"
 g add -A
 g diff --cached >"$logs/phyllo.patch"
-"$src/scripts/checkpatch.pl" --strict --show-types --no-signoff --root="$src" \
-	"$logs/phyllo.patch" >"$logs/checkpatch.txt" 2>&1 || true
+# (from $logs: checkpatch leaves its CamelCase cache in the current folder)
+(cd "$logs" && "$src/scripts/checkpatch.pl" --strict --show-types --no-signoff --root="$src" \
+	"$logs/phyllo.patch") >"$logs/checkpatch.txt" 2>&1 || true
 cp_total=$(grep '^total:' "$logs/checkpatch.txt" || echo "total: none")
 echo "upstream: checkpatch --strict on phyllo.patch ($(grep -c '^+' "$logs/phyllo.patch") lines added): ${cp_total#total: }" >&2
 # By file: errors, warnings, checks (a message naming no file is the patch's).
