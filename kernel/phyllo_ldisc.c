@@ -6,8 +6,9 @@
  *  1. open: only CAP_NET_ADMIN may attach (any user may otherwise attach a
  *     loaded ldisc to a pty they own), and only to a tty that can write.
  *     Each attach makes one link and one /dev/phylloN.
- *  2. receive_buf hands bytes and their error flags to the link;
- *     write_wakeup only schedules the link work, it never sends.
+ *  2. receive_buf hands bytes and their error flags to the link (all of
+ *     them: a pty's writer is woken as n_tty wakes it, nothing else
+ *     would); write_wakeup only schedules the link work, it never sends.
  *  3. hangup kills the link (every sleeper wakes); close unpublishes the
  *     device, kills the link, forgets the tty and drops the reference.
  *  4. Module parameters are read-only and checked at load: the settings
@@ -160,6 +161,15 @@ static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
 
 	if (link && count > 0)
 		phyllo_link_receive(link, cp, (const char *)fp, count);
+	/*
+	 * A pty's writer waits for room in this side's buffer, and only its
+	 * reader's line discipline says when there is some: n_tty calls
+	 * tty_wakeup() on the other end as it takes bytes in. The bytes are
+	 * taken, so do the same, or a writer blocked on a full buffer (8 KiB)
+	 * sleeps until something else wakes it.
+	 */
+	if (tty->driver->type == TTY_DRIVER_TYPE_PTY && tty->link)
+		tty_wakeup(tty->link);
 }
 
 /* Called with termios_rwsem held: the line time follows the speed. */

@@ -57,7 +57,10 @@ static void put_all(const uint8_t *b, size_t n)
 		if (w < 0) {
 			struct pollfd p = { master, POLLOUT, 0 };
 
-			if (errno != EAGAIN || poll(&p, 1, 1000) < 0)
+			/* No timeout: taking bytes in, the line discipline
+			 * must wake a writer waiting for room (a writer that
+			 * is never woken hangs here, and the script fails). */
+			if (errno != EAGAIN || poll(&p, 1, -1) < 0)
 				exit(errno == EIO ? 0 : 3);
 			continue;
 		}
