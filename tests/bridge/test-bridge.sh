@@ -26,6 +26,7 @@ free_port() {
 }
 port=$(free_port)
 tport=$(free_port)
+cport=$(free_port)
 
 # wait_for FILE PATTERN [tenths]: until FILE holds a line matching PATTERN
 wait_for() {
@@ -363,6 +364,11 @@ openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=lo
 printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$dir/san.ext"
 openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
 	-days 2 -extfile "$dir/san.ext" -out "$dir/server.crt" 2>/dev/null
+# a client certificate (CN bridge-a: its user on the listener that asks for one)
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=bridge-a \
+	-keyout "$dir/client.key" -out "$dir/client.csr" 2>/dev/null
+openssl x509 -req -in "$dir/client.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
+	-days 2 -out "$dir/client.crt" 2>/dev/null
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
 	-subj /CN=other-ca -keyout "$dir/other.key" -out "$dir/other.crt" 2>/dev/null
 : >"$dir/passwd"
@@ -394,6 +400,12 @@ password_file $dir/passwd
 acl_file $dir/acl
 user root
 persistence false
+listener $cport 127.0.0.1
+cafile $dir/ca.crt
+certfile $dir/server.crt
+keyfile $dir/server.key
+require_certificate true
+use_identity_as_username true
 EOF
 chmod 644 "$dir"/*.key
 mosquitto -c "$dir/tls.conf" 2>"$dir/tls.err" &
@@ -489,5 +501,45 @@ tls_verify = no
 EOF
 bridge_start a && ok "tls_verify = no, by name: it connects unverified" || bad "tls_verify = no"
 bridge_term a
+
+# the listener that asks for a client certificate and takes its CN as
+# the user: no password; without the certificate, no connection
+tls_conf a "" "" <<EOF
+tls_ca_file = $dir/ca.crt
+tls_cert_file = $dir/client.crt
+tls_key_file = $dir/client.key
+EOF
+sed -i -e "s/^port = $tport\$/port = $cport/" -e '/^username = $/d' -e '/^password = $/d' "$dir/a.conf"
+mosquitto_sub -h 127.0.0.1 -p $tport --cafile "$dir/ca.crt" -u observer -P pw-o -q 1 -v \
+	-t phyllo/a/status >"$dir/cert.sub" &
+pids="$pids $!"
+bridge_start a && wait_for "$dir/cert.sub" '^phyllo/a/status online' 100 &&
+	ok "a client certificate from the test's CA, no password: it connects as bridge-a, its status allowed" ||
+	bad "client certificate"
+bridge_term a
+sed -i -e '/^tls_cert_file/d' -e '/^tls_key_file/d' "$dir/a.conf"
+"$bridge" -c "$dir/a.conf" >"$dir/out" 2>"$dir/err" &
+p=$!
+pids="$pids $p"
+wait_for "$dir/err" "certificate required" 100 && ! grep -q "connected to" "$dir/err" &&
+	ok "without its certificate it is refused, and the bridge says why (the broker's alert: certificate required)" ||
+	bad "no client certificate: $(head -3 "$dir/err")"
+{ kill $p; wait $p; } 2>/dev/null
+
+# ---- the systemd unit, as install-bridge writes it ---------------------
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$dir/units"
+for u in phyllo-bridge@ phyllo-attach@; do
+	sed "s|@BINDIR@|$(cd "$H" && pwd)|" "$top/userspace/system/$u.service.in" >"$dir/units/$u.service"
+done
+if ! command -v systemd-analyze >/dev/null; then
+	echo "skip systemd-analyze verify: systemd-analyze is not installed"
+else
+systemd-analyze verify --man=no "$dir/units/phyllo-bridge@ttyACM0.service" >"$dir/out" 2>&1
+rc=$?
+{ [ $rc -eq 0 ] && [ ! -s "$dir/out" ]; } &&
+	ok "systemd-analyze verify: phyllo-bridge@ttyACM0.service and the attach it binds to, without a word" ||
+	bad "systemd-analyze verify (rc $rc): $(cat "$dir/out")"
+fi
 
 checks_done
