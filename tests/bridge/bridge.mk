@@ -10,7 +10,8 @@
 #                      payloads and queue; then tests/bridge/test-bridge.sh
 #                      against Debian's mosquitto on 127.0.0.1, and
 #                      tests/bridge/test-bridge-uno.sh: the Uno firmware on
-#                      phyllo-simavr
+#                      phyllo-simavr; tests/bridge/test-broker-loss.sh:
+#                      what mosquitto itself keeps at kill -9
 #   bench-bridge       messages/s, latency and CPU per message against
 #                      mosquitto_pub/mosquitto_sub (not in check)
 #   test-bridge-guest  check: the bridge on /dev/phyllo0 in a qemu guest
@@ -67,6 +68,7 @@ test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phy
 		$(FW_BUILD)/uno-standard/phyllo-uno-standard.elf | deps-avr
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
+	tests/bridge/test-broker-loss.sh
 	tests/bridge/test-bridge-uno.sh $(BUILD)
 
 # check: the bridge on /dev/phyllo0 in Debian's kernel under qemu (about 13 s
