@@ -24,6 +24,7 @@ mosquitto -c /tmp/m.conf >/tmp/broker.log 2>&1 &
 phyllo peer --echo --pty /tmp/pty >/dev/null 2>&1 &
 i=0
 while [ ! -e /tmp/pty ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+ptyname=$(readlink -f /tmp/pty)
 dev=$(phyllo attach /tmp/pty 2>/tmp/err)
 [ -c "$dev" ] && ok "attach: $dev" || bad "attach printed '$dev'"
 printf 'link = %s\nhost = 127.0.0.1\nname = guest\nstats_interval = 0\n' "$dev" >/tmp/b.conf
@@ -41,5 +42,14 @@ wait $bridge
 rc=$?
 grep -q '^board_tx  *1$' /tmp/b.out && grep -q '^mqtt_tx  *1$' /tmp/b.out && [ $rc -eq 0 ] &&
 	ok "SIGTERM: exit 0, board_tx 1, mqtt_tx 1" || bad "exit (rc $rc): $(cat /tmp/b.out)"
+# the stable default name: no name configured, a by-id link (as udev
+# makes for a USB serial board) to the tty under /dev/phyllo0
+mkdir -p /dev/serial/by-id
+ln -s "../../${ptyname#/dev/}" /dev/serial/by-id/usb-phyllo_test_board_0001-if00
+printf 'link = %s\nhost = 127.0.0.1\nstats_interval = 0\n' "$dev" >/tmp/n.conf
+phyllo-bridge -c /tmp/n.conf --dry-run >/tmp/n.out 2>&1
+grep -q '^out .*phyllo/usb-phyllo_test_board_0001-if00/T' /tmp/n.out &&
+	ok "no name configured: $dev is named after its tty's /dev/serial/by-id link" ||
+	bad "by-id name: $(cat /tmp/n.out)"
 echo "guest bridge: $pass passed, $fail failed"
 [ $fail -eq 0 ]

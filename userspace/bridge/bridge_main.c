@@ -25,6 +25,7 @@
  *     (retained; it is the will too) and the counters are printed.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -777,7 +778,11 @@ static void name_stable(struct phyllo_bridge_conf *c)
 			tty[0] = '\0';
 		fclose(f);
 		tty[strcspn(tty, "\n")] = '\0';
-		snprintf(real, sizeof(real), "/dev/%s", tty);
+		/* the kernel names a pty's slave pts3; its node is /dev/pts/3 */
+		if (!strncmp(tty, "pts", 3) && isdigit((unsigned char)tty[3]))
+			snprintf(real, sizeof(real), "/dev/pts/%s", tty + 3);
+		else
+			snprintf(real, sizeof(real), "/dev/%s", tty);
 	}
 	d = opendir("/dev/serial/by-id");
 	while (d && (e = readdir(d))) {
