@@ -12,6 +12,8 @@
 #                      tests/bridge/test-bridge-uno.sh: the Uno firmware on
 #                      phyllo-simavr; tests/bridge/test-broker-loss.sh:
 #                      what mosquitto itself keeps at kill -9
+#                      tests/bridge/test-bridge-netns.sh: two bridges in
+#                      two network namespaces, the broker in a third
 #   bench-bridge       messages/s, latency and CPU per message against
 #                      mosquitto_pub/mosquitto_sub (not in check)
 #   test-bridge-guest  check: the bridge on /dev/phyllo0 in a qemu guest
@@ -69,6 +71,7 @@ test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phy
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
 	tests/bridge/test-broker-loss.sh
+	tests/bridge/test-bridge-netns.sh $(HOST)
 	tests/bridge/test-bridge-uno.sh $(BUILD)
 
 # check: the bridge on /dev/phyllo0 in Debian's kernel under qemu (about 13 s
