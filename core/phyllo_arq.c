@@ -36,6 +36,7 @@ static void arq_emit(struct phyllo_arq *a, uint8_t seq, uint8_t ack, uint8_t fla
 		flags |= PHYLLO_FLAG_ACK;
 		ack = a->rx_next;
 		a->ack_pending = false;
+		a->ack_delayed = false;
 	}
 	hdr[0] = seq;
 	hdr[1] = ack;
@@ -289,6 +290,9 @@ static void arq_open(struct phyllo_arq *a, uint32_t now)
 	a->tx_sent = 0;
 	a->rx_next = 0;
 	a->ack_pending = false;
+	a->ack_delayed = false;
+	a->pingpong = false;
+	a->rx_unanswered = false;
 	a->nak_sent = false;
 	a->rto_armed = false;
 	a->rtt_timing = false;
@@ -381,6 +385,37 @@ static void arq_on_rst(struct phyllo_arq *a, const uint8_t *body, uint16_t nbody
 	phyllo_arq_reset(a, false, now);
 }
 
+/*
+ * How long a pure ACK may wait for a unit to carry it: ack_delay_ms, but
+ * never more than a quarter of our retransmit timeout, so that on a fast
+ * link (small RTO) a delayed ACK stays well inside the peer's own.
+ */
+static uint16_t arq_ack_delay(const struct phyllo_arq *a)
+{
+	uint16_t bound = a->rto >> 2;
+
+	return a->cfg.ack_delay_ms < bound ? a->cfg.ack_delay_ms : bound;
+}
+
+/*
+ * The quick-ACK policy for a new unit (docs/reliable.md), in order:
+ *  1. a second unit while an ACK is pending: acknowledge both at once,
+ *     so a streaming sender never waits on our timer;
+ *  2. the application has been answering promptly (pingpong): wait up to
+ *     arq_ack_delay() for its reply to carry the ACK;
+ *  3. otherwise nothing is likely to carry it soon: acknowledge at once.
+ * "At once" is the poll the glue runs after this receive, which also
+ * sends what is queued first, so queued units carry the ACK for free.
+ */
+static void arq_ack_schedule(struct phyllo_arq *a, uint32_t now)
+{
+	uint16_t delay = arq_ack_delay(a);
+
+	a->ack_delayed = !a->ack_pending && a->pingpong && delay;
+	a->ack_due = a->ack_delayed ? now + delay : now;
+	a->ack_pending = true;
+}
+
 static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 {
 	uint8_t behind = (uint8_t)(a->rx_next - seq);
@@ -394,13 +429,12 @@ static int arq_on_data(struct phyllo_arq *a, uint8_t seq, uint32_t now)
 		a->undo_ack_pending = a->ack_pending;
 		a->undo_ack_due = a->ack_due;
 		a->undo_nak_sent = a->nak_sent;
+		a->undo_ack_delayed = a->ack_delayed;
 		a->rx_next++;
 		a->nak_sent = false;
-		/* Delay the ACK for a piggyback, but never past a second unit:
-		 * a streaming sender must not wait on our timer.
-		 */
-		a->ack_due = a->ack_pending ? now : now + a->cfg.ack_delay_ms;
-		a->ack_pending = true;
+		a->rx_time = (uint16_t)now;
+		a->rx_unanswered = true;
+		arq_ack_schedule(a, now);
 		return 0;
 	}
 	if (behind <= 128) {
@@ -533,6 +567,9 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 		return 0;	/* the link was declared lost: SYN next poll */
 	arq_transmit_new(a, now_ms);
 	if (a->ack_pending && phyllo_time_reached(now_ms, a->ack_due)) {
+		/* A delay that ran out: no reply came, stop expecting one. */
+		if (a->ack_delayed)
+			a->pingpong = false;
 		arq_emit_control(a, 0);
 		a->stats->tx_acks++;
 	}
@@ -593,6 +630,17 @@ int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
 		memcpy(sl->data, data, len);
 	a->tx_count++;
 	a->tx_queued_total++;
+	/*
+	 * The first unit sent after one was received is its reply if it
+	 * comes within the delay: the next ACK may wait for the next reply
+	 * (TCP's pingpong mode). The time is kept in 16 bits: a reply 65 s
+	 * late may look prompt, which costs one delayed ACK.
+	 */
+	if (a->rx_unanswered) {
+		a->rx_unanswered = false;
+		if ((uint16_t)((uint16_t)now_ms - a->rx_time) <= arq_ack_delay(a))
+			a->pingpong = true;
+	}
 	arq_transmit_new(a, now_ms);
 	return 0;
 }
@@ -641,6 +689,7 @@ int phyllo_arq_refuse(struct phyllo_arq *a)
 	a->rx_next--;
 	a->ack_pending = a->undo_ack_pending;
 	a->ack_due = a->undo_ack_due;
+	a->ack_delayed = a->undo_ack_delayed;
 	a->nak_sent = a->undo_nak_sent;
 	a->hold_dropped = true;
 	a->stats->rx_hold++;

@@ -72,7 +72,11 @@ struct phyllo_arq_config {
 	uint16_t rto_min_ms;    /* adaptive retransmit timeout bounds */
 	uint16_t rto_max_ms;
 	uint16_t rto_init_ms;   /* before the first round-trip sample */
-	uint16_t ack_delay_ms;  /* pure-ACK delay, waiting for a piggyback */
+	uint16_t ack_delay_ms;  /* longest wait of a pure ACK for a unit to
+				 * carry it, used only while the application
+				 * answers promptly (quick-ACK policy,
+				 * docs/reliable.md); 0: never wait
+				 */
 	uint8_t max_retries;    /* timeouts without progress before the session
 				 * is declared lost; 0 = never
 				 */
@@ -149,11 +153,18 @@ struct phyllo_arq {
 	bool nak_sent;          /* NAK sent for the current rx_next */
 	uint32_t nak_time;      /* when; repeated after rto_min_ms */
 	bool hold_dropped;      /* data refused while held: NAK on release */
+	bool ack_delayed;       /* the pending ACK waits for a reply on purpose */
+	bool pingpong;          /* the application answered the last unit
+				 * within the delay: expect it to again
+				 */
 	uint32_t ack_due;
+	uint16_t rx_time;       /* when the last new unit was accepted (low bits) */
+	bool rx_unanswered;     /* nothing sent since: the next send replies */
 	/* undo of the unit receive just accepted, for phyllo_arq_refuse() */
 	bool undo_valid;
 	bool undo_ack_pending;
 	bool undo_nak_sent;
+	bool undo_ack_delayed;
 	uint32_t undo_ack_due;
 	/* handshake */
 	uint32_t syn_due;
@@ -197,6 +208,15 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 static inline uint8_t phyllo_arq_window(const struct phyllo_arq *a)
 {
 	return a->peer_window && a->peer_window < a->cfg.window ? a->peer_window : a->cfg.window;
+}
+
+/* Is a timer running (handshake, ACK, retransmit) or a frame owed? When
+ * not, the layer needs no poll until something is received or sent, and
+ * the 1000 phyllo_arq_poll() returns is no deadline: a glue may sleep.
+ */
+static inline bool phyllo_arq_has_deadline(const struct phyllo_arq *a)
+{
+	return a->state != PHYLLO_ARQ_OPEN || a->due || a->ack_pending || a->rto_armed;
 }
 
 /* Run the timers; returns milliseconds until the next call is needed
