@@ -262,3 +262,17 @@ uint16_t phyllo_cobs_rx_take(struct phyllo_cobs_rx *r, const uint8_t *buf, uint1
 	cobs_rx_bytes(r, buf, n, &used, true);
 	return used;
 }
+
+int phyllo_cobs_rx_take_frame(struct phyllo_cobs_rx *r, uint8_t *dst, uint16_t cap)
+{
+	uint16_t len = r->len;
+
+	/* cobs_rx_end()'s verdict 1: a chunk, its last group complete (a
+	 * group never takes it past PHYLLO_CHUNK_MAX, cobs_rx_code)
+	 */
+	if (!r->wire || r->skip || r->left || len > cap)
+		return PHYLLO_E_NOSPACE;
+	memcpy(dst, r->buf, len);
+	phyllo_cobs_rx_init(r);
+	return len;
+}

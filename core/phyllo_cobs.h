@@ -80,5 +80,15 @@ int phyllo_cobs_rx_feed(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n
  * Returns the bytes taken.
  */
 uint16_t phyllo_cobs_rx_take(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n);
+/*
+ * After a take that stopped before a delimiter: when that delimiter would
+ * complete a frame (the chunk is well formed) of at most cap bytes, copy
+ * the frame to dst, start afresh as the delimiter would (the caller drops
+ * the delimiter from its input) and return the frame's length. Otherwise
+ * PHYLLO_E_NOSPACE, and nothing has changed: the delimiter still ends the
+ * chunk at the next feed. So a short frame held during a write (a pure
+ * ACK) can be set aside, and the decoder takes the next frame meanwhile.
+ */
+int phyllo_cobs_rx_take_frame(struct phyllo_cobs_rx *r, uint8_t *dst, uint16_t cap);
 
 #endif /* PHYLLO_COBS_H */

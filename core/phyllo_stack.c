@@ -131,11 +131,11 @@ uint16_t phyllo_stack_mtu(uint8_t preset)
  * when the frame carries an application unit, 0 when a layer consumed it,
  * or a negative enum phyllo_err.
  */
-static int stack_climb(struct phyllo_stack *s, uint16_t len, uint32_t now_ms,
-		       struct phyllo_unit *u)
+static int stack_climb(struct phyllo_stack *s, const uint8_t *frame, uint16_t len,
+		       uint32_t now_ms, struct phyllo_unit *u)
 {
 	struct phyllo_unit v;
-	int ret = phyllo_datagram_parse(s->rx.buf, len, u);
+	int ret = phyllo_datagram_parse(frame, len, u);
 
 	if (ret < 0 || s->preset == PHYLLO_PRESET_MINIMAL)
 		return ret < 0 ? ret : 1;
@@ -153,13 +153,25 @@ static int stack_climb(struct phyllo_stack *s, uint16_t len, uint32_t now_ms,
 	return phyllo_arq_receive(&s->arq, v.data, v.len, now_ms, u);
 }
 
-static int stack_frame(struct phyllo_stack *s, uint32_t now_ms, struct phyllo_unit *u)
+/* One decoded frame (ret 1) or the decoder's error for a chunk (ret < 0):
+ * climb and count it. Returns 1 with *u set for the application, else 0.
+ */
+static int stack_deliver(struct phyllo_stack *s, int ret, const uint8_t *frame, uint16_t len,
+			 uint32_t now_ms, struct phyllo_unit *u)
 {
-	int ret = stack_climb(s, s->rx.len, now_ms, u);
-
+	s->stats.rx_frames++;
+	if (ret > 0)
+		ret = stack_climb(s, frame, len, now_ms, u);
 	/* Layer-internal types never reach the application. */
 	if (ret == 1 && u->type <= PHYLLO_TYPE_INTERNAL_MAX)
 		ret = 0;
+	PHYLLO_TRACE(s->trace_ctx, PHYLLO_TP_RX_FRAME, len, ret < 0 ? ret : 0);
+	if (ret < 0) {
+		stack_count_drop(&s->stats, ret);
+		return 0;
+	}
+	if (ret == 1)
+		s->stats.rx_units++;
 	return ret;
 }
 
@@ -173,16 +185,7 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
 	while (i < n) {
 		ret = phyllo_cobs_rx_feed(&s->rx, buf + i, n - i, &used);
 		i += used;
-		if (ret == 0)
-			continue;
-		s->stats.rx_frames++;
-		if (ret > 0)
-			ret = stack_frame(s, now_ms, unit);
-		PHYLLO_TRACE(s->trace_ctx, PHYLLO_TP_RX_FRAME, s->rx.len, ret < 0 ? ret : 0);
-		if (ret < 0) {
-			stack_count_drop(&s->stats, ret);
-		} else if (ret == 1) {
-			s->stats.rx_units++;
+		if (ret && stack_deliver(s, ret, s->rx.buf, s->rx.len, now_ms, unit)) {
 			*got = true;
 			break;
 		}
@@ -197,6 +200,21 @@ uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf
 
 	s->stats.rx_bytes += k;
 	return k;
+}
+
+int phyllo_stack_receive_set_aside(struct phyllo_stack *s, uint8_t *dst, uint16_t cap)
+{
+	int len = phyllo_cobs_rx_take_frame(&s->rx, dst, cap);
+
+	if (len >= 0)
+		s->stats.rx_bytes++;	/* the delimiter */
+	return len;
+}
+
+int phyllo_stack_receive_frame(struct phyllo_stack *s, const uint8_t *frame, uint16_t len,
+			       uint32_t now_ms, struct phyllo_unit *unit)
+{
+	return stack_deliver(s, 1, frame, len, now_ms, unit);
 }
 
 int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,

@@ -72,6 +72,21 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
  * receive returned must be done with. Returns the bytes taken.
  */
 uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf, uint16_t n);
+/*
+ * When a partial receive stopped before a delimiter: set the frame it
+ * would complete aside in dst, if it fits in cap bytes, and count the
+ * delimiter, which the caller drops from its input
+ * (phyllo_cobs_rx_take_frame()); the decoder then takes the next frame.
+ * Returns the frame's length, or PHYLLO_E_NOSPACE with nothing changed.
+ * The caller climbs the frame with phyllo_stack_receive_frame() before it
+ * receives anything else.
+ */
+int phyllo_stack_receive_set_aside(struct phyllo_stack *s, uint8_t *dst, uint16_t cap);
+/* Climb one decoded frame (one set aside), counted as a receive counts
+ * it. Returns 1 with *unit set (valid while frame is), else 0.
+ */
+int phyllo_stack_receive_frame(struct phyllo_stack *s, const uint8_t *frame, uint16_t len,
+			       uint32_t now_ms, struct phyllo_unit *unit);
 /* Send one unit; reliable is ignored below the standard preset (every unit
  * is then a datagram). Returns 0 or a negative enum phyllo_err.
  */

@@ -206,6 +206,54 @@ static void stack_receive_partial_leaves_the_frame_whole(void)
 	}
 }
 
+/* Every wire vector taken partly, then set aside: the decoder is free for
+ * the next frame at once (a second copy is taken up to its delimiter), and
+ * the frame set aside climbs to the same unit, counted once. */
+static void stack_set_aside_frees_the_decoder(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < PHYLLO_ARRAY_SIZE(phyllo_vec_wire); i++) {
+		const struct phyllo_vec_wire *v = &phyllo_vec_wire[i];
+		uint16_t k, n = v->wire_len;
+		struct phyllo_unit u;
+		int len;
+
+		stack_fresh(v->preset);
+		k = phyllo_stack_receive_partial(&st, v->wire, n);
+		PTEST_EXPECT_EQ(phyllo_stack_receive_set_aside(&st, scratch, 4), PHYLLO_E_NOSPACE);
+		len = phyllo_stack_receive_set_aside(&st, scratch, sizeof(scratch));
+		PTEST_EXPECT(len > 4);
+		PTEST_EXPECT_EQ(st.stats.rx_bytes, n);
+		PTEST_EXPECT_EQ(phyllo_stack_receive_partial(&st, v->wire, n), k);
+		PTEST_EXPECT_EQ(phyllo_stack_receive_frame(&st, scratch, (uint16_t)len, 0, &u), 1);
+		PTEST_EXPECT_EQ(u.type, v->type);
+		PTEST_EXPECT_EQ(u.len, v->payload_len);
+		PTEST_EXPECT_MEM(u.data, v->payload, v->payload_len);
+		PTEST_EXPECT_EQ(st.stats.rx_units, 1);
+		PTEST_EXPECT_EQ(st.stats.rx_frames, 1);
+		stack_feed(v->wire + k, (uint16_t)(n - k), &u);
+		PTEST_EXPECT_EQ(st.stats.rx_frames, 2);
+		PTEST_EXPECT_EQ(st.stats.rx_bytes, 2 * n);
+	}
+}
+
+/* A chunk its delimiter would reject is not set aside: the delimiter
+ * still ends it, and the drop is counted as without the attempt. */
+static void stack_set_aside_refuses_a_cut_group(void)
+{
+	static const uint8_t cut[] = { 0x00, 0x05, 0x11, 0x22, 0x00 };
+	struct phyllo_unit u;
+
+	stack_fresh(PHYLLO_PRESET_MINIMAL);
+	PTEST_EXPECT_EQ(phyllo_stack_receive_partial(&st, cut, sizeof(cut)), sizeof(cut) - 1);
+	PTEST_EXPECT_EQ(phyllo_stack_receive_set_aside(&st, scratch, sizeof(scratch)),
+			PHYLLO_E_NOSPACE);
+	PTEST_EXPECT_EQ(stack_feed(cut + sizeof(cut) - 1, 1, &u), 0);
+	PTEST_EXPECT_EQ(st.stats.rx_framing, 1);
+	PTEST_EXPECT_EQ(st.stats.rx_bytes, sizeof(cut));
+}
+
 static void stack_standard_starts_with_syn(void)
 {
 	uint16_t syn_len;
@@ -232,6 +280,8 @@ static const struct ptest_case stack_cases[] = {
 	PTEST_CASE(stack_resyncs_after_noise_and_overflow),
 	PTEST_CASE(stack_receive_stops_after_one_unit),
 	PTEST_CASE(stack_receive_partial_leaves_the_frame_whole),
+	PTEST_CASE(stack_set_aside_frees_the_decoder),
+	PTEST_CASE(stack_set_aside_refuses_a_cut_group),
 	PTEST_CASE(stack_standard_starts_with_syn),
 };
 
