@@ -70,6 +70,44 @@ static uint32_t boot_nonce(void);
 static struct phyllo_node node;
 volatile uint8_t phyllo_fw_wake;
 
+/*
+ * A short frame completed during a write (a pure ACK or NAK, or a unit of
+ * a few bytes: PHYLLO_FW_ASIDE_MAX decoded) is set aside here, so the
+ * decoder goes on with the frame behind it; main_loop_feed() climbs it
+ * before anything else. Without it, a pure ACK followed by a full-size
+ * request while a reply went out left the request waiting in the ring
+ * behind the held ACK, and the ring overran. aside_n is the frame's
+ * length + 1, 0 when empty.
+ */
+#if defined(FW_RX_FILL) && PHYLLO_FW_PRESET == 2
+#define FW_ASIDE 1
+#define PHYLLO_FW_ASIDE_MAX 16
+static uint8_t aside[PHYLLO_FW_ASIDE_MAX];
+static uint8_t aside_n;
+#else
+#define FW_ASIDE 0
+#endif
+
+/* Climb a frame set aside during a write, which came before anything in
+ * the decoder or the ring. Emptied only once handled: a write meanwhile
+ * sets nothing aside, so the unit stays valid. */
+static bool main_loop_aside(uint32_t now)
+{
+#if FW_ASIDE
+	struct phyllo_unit u;
+
+	if (!aside_n)
+		return false;
+	if (phyllo_stack_receive_frame(&node.stack, aside, aside_n - 1, now, &u))
+		phyllo_node_handle(&node, &u, now);
+	aside_n = 0;
+	return true;
+#else
+	(void)now;
+	return false;
+#endif
+}
+
 /* Hand the bytes in the ring to the node, one unit at a time, each
  * released before it is answered. Bytes are not chased one by one as they
  * trickle in (at 1 Mbaud a call per byte cost more than the frame's
@@ -82,11 +120,17 @@ static void main_loop_feed(uint32_t now)
 	FW_RX_COUNT n;
 	uint8_t looks = 2;
 
-	while (looks && ((p = FW_RX_PEEK(&n)), n)) {
+	for (;;) {
 		struct phyllo_unit u = { .data = NULL };
 		bool got;
-		uint16_t used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
+		uint16_t used;
 
+		if (main_loop_aside(now))
+			continue;	/* each reply's write may set one aside */
+		p = FW_RX_PEEK(&n);
+		if (!looks || !n)
+			return;
+		used = phyllo_stack_receive(&node.stack, p, n, now, &u, &got);
 		FW_RX_CONSUME((FW_RX_COUNT)used);
 		if (got)
 			phyllo_node_handle(&node, &u, now);
@@ -135,6 +179,20 @@ void phyllo_fw_rx_during_tx(void)
 		FW_RX_CONSUME(k);
 		left -= k;
 		if (k < n) {	/* a delimiter that ends a frame */
+			/* (the length tested here first: a request's frame is
+			 * held, and the call would cost it more) */
+			int len = aside_n || node.stack.rx.len > sizeof(aside) ? -1 :
+				  phyllo_stack_receive_set_aside(&node.stack, aside, sizeof(aside));
+
+			if (len >= 0) {	/* short: go on behind it */
+				aside_n = (uint8_t)(len + 1);
+				FW_RX_CONSUME(1);
+				left--;
+				FW_IRQ_OFF();
+				phyllo_fw_wake |= PHYLLO_FW_WAKE_HELD;
+				FW_IRQ_ON();
+				continue;
+			}
 			FW_IRQ_OFF();
 			phyllo_fw_wake |= PHYLLO_FW_WAKE_HELD;
 			FW_IRQ_ON();
