@@ -15,6 +15,7 @@
 set -u
 H=$1
 . "$(dirname "$0")/../userspace/checks.sh"
+. "$(dirname "$0")/lib.sh"
 ns=phb$$
 if ! ip netns add ${ns}h 2>/dev/null; then
 	echo "skip test-bridge-netns: cannot make a network namespace (ip netns add needs root)"
@@ -23,12 +24,6 @@ fi
 ip netns add ${ns}a && ip netns add ${ns}b || exit 1
 trap 'for p in $pids; do kill $p 2>/dev/null; done; for n in h a b; do ip netns del $ns$n; done; rm -rf "$dir"' EXIT
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
-wait_for() {	# FILE PATTERN: up to 10 s
-	i=0
-	while ! grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && return 1; sleep 0.1
-	done
-}
 in_ns() { n=$1; shift; ip netns exec "$ns$n" "$@"; }
 # host N NET: host N's eth0 10.231.NET.2, the broker's side h$N 10.231.NET.1
 host() {

@@ -10,14 +10,9 @@
 set -u
 build=$1
 . "$(dirname "$0")/../userspace/checks.sh"
+. "$(dirname "$0")/lib.sh"
 H=$build/host
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-wait_for() {
-	i=0
-	while ! grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt "${3:-100}" ] && return 1; sleep 0.1
-	done
-}
+port=$(free_port)
 printf 'listener %s 127.0.0.1\nallow_anonymous true\nuser root\npersistence false\n' $port \
 	>"$dir/mosquitto.conf"
 mosquitto -c "$dir/mosquitto.conf" 2>"$dir/broker.err" &

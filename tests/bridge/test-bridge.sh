@@ -19,25 +19,13 @@ set -u
 H=$1
 FAULT_N=${FAULT_N:-10000}
 . "$(dirname "$0")/../userspace/checks.sh"
+. "$(dirname "$0")/lib.sh"
 bridge="$H/phyllo-bridge-san"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
-free_port() {
-	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 port=$(free_port)
 tport=$(free_port)
 cport=$(free_port)
 
-# wait_for FILE PATTERN [tenths]: until FILE holds a line matching PATTERN
-wait_for() {
-	i=0
-	while ! grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt "${3:-100}" ] && return 1
-		sleep 0.1
-	done
-	return 0
-}
 # wait_count FILE PATTERN N: until N lines match (10 s at most)
 wait_count() {
 	i=0
@@ -57,16 +45,6 @@ log_dest file $dir/broker.log
 max_queued_messages 100000
 EOF
 	mkdir -p "$dir/db"
-}
-broker_start() {
-	mosquitto -c "$dir/mosquitto.conf" 2>>"$dir/broker.err" &
-	broker=$!
-	pids="$pids $broker"
-	i=0
-	until mosquitto_pub -h 127.0.0.1 -p $port -t probe -n 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 50 ] && { echo "broker did not start"; cat "$dir/broker.err"; return 1; }
-		sleep 0.1
-	done
 }
 broker_stop() {	# broker_stop [SIGNAL]
 	kill -"${1:-TERM}" $broker 2>/dev/null

@@ -24,23 +24,8 @@
 set -u
 N=${LOSS_N:-1000}
 . "$(dirname "$0")/../userspace/checks.sh"
-port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-wait_for() {	# FILE PATTERN: up to 10 s
-	i=0
-	while ! grep -q -- "$2" "$1" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 100 ] && return 1; sleep 0.1
-	done
-}
-broker_start() {
-	mosquitto -c "$dir/m.conf" 2>>"$dir/broker.err" &
-	broker=$!
-	pids="$pids $broker"
-	i=0
-	until mosquitto_pub -h 127.0.0.1 -p $port -t probe -n 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 50 ] && { bad "broker did not start"; return 1; }
-		sleep 0.1
-	done
-}
+. "$(dirname "$0")/lib.sh"
+port=$(free_port)
 # run_case NAME SIGNAL [config lines on stdin]: what the subscriber got
 # back is counted in $kept
 run_case() {
@@ -49,13 +34,13 @@ run_case() {
 	  printf 'persistence_location %s/db/\nmax_queued_messages 0\n' "$dir"
 	  cat; } >"$dir/m.conf"
 	kept=-1
-	broker_start || return
+	broker_start "$dir/m.conf" || return
 	# the persistent session, then away
 	mosquitto_sub -h 127.0.0.1 -p $port -q 1 -c -i "loss-$1" -t loss/t -E 2>>"$dir/err"
 	seq 1 $N | mosquitto_pub -h 127.0.0.1 -p $port -q 1 -l -t loss/t 2>>"$dir/err"
 	kill -"$2" $broker
 	wait $broker 2>/dev/null
-	broker_start || return
+	broker_start "$dir/m.conf" || return
 	mosquitto_sub -h 127.0.0.1 -p $port -q 1 -c -i "loss-$1" -t loss/t -t "loss/end" -v \
 		>"$dir/$1.sub" 2>>"$dir/err" &
 	sub=$!
