@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
 # Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm
-#        kernels dkms python cortexm cortexm-flash megaavr capture arm mqtt deb packages)
+#        kernels dkms python cortexm cortexm-flash megaavr capture arm mqtt deb packages
+#        bench)
 set -e
 pkgs="" preseed=""
 for group in "$@"; do
 	case "$group" in
 	core)    pkgs="$pkgs gcc make libc6-dev python3 libjansson-dev pkg-config" ;;
 	python)  pkgs="$pkgs python3 python3-msgpack python3-pytest" ;;
+	bench)   pkgs="$pkgs python3 python3-matplotlib" ;;
 	mqtt)    pkgs="$pkgs libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-paho-mqtt" ;;
 	avr)     pkgs="$pkgs gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config gcc libc6-dev python3" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod" ;;

@@ -32,13 +32,31 @@ demo-short: demo-deps
 
 CHECK_TARGETS += demo-short
 
-# make bench: the host path, kernel line discipline against the userspace
-# stack, and libphyllo against bare read/write, in one guest run
-# (tests/bench/). N1..N4 set the sizes.
-.PHONY: bench
+# make bench: the deterministic bench twice (both ends in one qemu guest
+# under -icount, tests/bench/icount.sh; BENCH_N, BENCH_NHOG set the sizes),
+# its tables, the two runs compared and the CDF plot in $(BUILD)/bench/;
+# then the old TCG bench as a second opinion (the host path, kernel line
+# discipline against the userspace stack, libphyllo against bare
+# read/write; N1..N4 set its sizes).
+.PHONY: bench bench-short
 bench: demo-deps
-	@$(MAKE) --no-print-directory $(HOST)/phyllo $(HOST)/lib-overhead demo-kmod >/dev/null
-	tests/bench/bench.sh
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory $(HOST)/phyllo $(HOST)/lib-overhead $(HOST)/bench-app demo-kmod >/dev/null
+	BUILD=$(BUILD) tests/bench/icount.sh $(BUILD)/bench/icount-1.txt
+	BUILD=$(BUILD) tests/bench/icount.sh $(BUILD)/bench/icount-2.txt
+	/usr/bin/python3 tests/bench/icount-report.py $(BUILD)/bench/icount $(BUILD)/bench/icount-1.txt $(BUILD)/bench/icount-2.txt
+	BUILD=$(BUILD) tests/bench/bench.sh
+
+# make bench-short: the deterministic bench with 20 units a run (10 beside
+# the hogs); fails unless every scenario row of every path has figures.
+# Never a timing assertion.
+bench-short: demo-deps
+	@$(MAKE) --no-print-directory $(HOST)/phyllo $(HOST)/bench-app demo-kmod >/dev/null
+	BUILD=$(BUILD) BENCH_N=20 BENCH_NHOG=10 tests/bench/icount.sh $(BUILD)/bench/short.txt
+	/usr/bin/python3 tests/bench/icount-report.py --check $(BUILD)/bench/short.txt
+
+$(HOST)/bench-app: tests/bench/bench-app.c $(HOST)/libphyllo.a userspace/include/libphyllo.h
+	$(CC) $(PHYLLO_CFLAGS) -Iuserspace/include -O2 $< $(HOST)/libphyllo.a -o $@ -lpthread $(PHYLLO_LIBS)
 
 $(HOST)/lib-overhead: tests/bench/lib-overhead.c $(HOST)/libphyllo.a userspace/include/libphyllo.h
 	$(CC) $(PHYLLO_CFLAGS) -Iuserspace/include -O2 $< $(HOST)/libphyllo.a -o $@ $(PHYLLO_LIBS)

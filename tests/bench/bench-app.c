@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-only OR MIT
+/*
+ * bench-app.c - the application of `make bench`'s deterministic bench, in
+ * the guest (tests/bench/icount-guest.sh), on one path under test:
+ *
+ *   bench-app sink|rtt PATH COUNT [--pause-ms MS] [--window W] [--rt]
+ *             [--cpu C] [--samples FILE]
+ *
+ * PATH is /dev/phylloN (the line discipline runs the protocol) or a tty
+ * (libphyllo runs the same core in this process, on n_tty).
+ *   sink: read COUNT units the far end streams; after each burst (every
+ *         unit there is) sleep --pause-ms, as a slow application does.
+ *   rtt:  COUNT round trips of a 16-byte unit the far end echoes, --window
+ *         in flight (1: stop-and-wait), --pause-ms of idle between them;
+ *         each one timed from before phyllo_send() to after the
+ *         phyllo_recv() that returns its echo (CLOCK_MONOTONIC, which the
+ *         guest's instruction counter drives).
+ *   --rt: the handle belongs to a daemon thread at SCHED_FIFO priority 50
+ *         that does nothing but service the link (poll, phyllo_recv(),
+ *         phyllo_send()); the application thread, at normal priority,
+ *         sends and receives through a SOCK_SEQPACKET pair with it, as an
+ *         application would through a daemon's socket. The strongest
+ *         userspace answer to "the kernel acks while the app sleeps".
+ * --cpu pins both threads to one CPU. Prints one JSON line: count, the
+ * latencies' p50/p99/p99.9/max in microseconds (rtt), the process's CPU
+ * time (user + system, both threads); --samples writes every latency.
+ * Exits 1 on a lost, wrong or late (5 s) unit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libphyllo.h"
+
+#define TIMEOUT_MS 5000
+#define UNIT_LEN 16
+#define UNIT_TYPE 0x10
+
+struct bench {
+	const char *mode, *path, *samples;
+	unsigned long count, pause_ms, window;
+	int rt, cpu;
+	struct phyllo *h;
+	int sock[2];	/* --rt: [0] the application's end, [1] the daemon's */
+	double *lat_us;
+};
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench-app: %s: %s\n", what, err ? strerror(err) : "failed");
+	exit(1);
+}
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity", errno);
+}
+
+/* The daemon thread: the link's only user, at real-time priority. */
+static void *daemon_main(void *arg)
+{
+	struct bench *b = arg;
+	struct sched_param sp = { .sched_priority = 50 };
+	struct pollfd p[2] = { { .fd = phyllo_fd(b->h), .events = POLLIN },
+			       { .fd = b->sock[1], .events = POLLIN } };
+	struct phyllo_message m;
+	uint8_t buf[256];
+	ssize_t n;
+	int err;
+
+	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (err)
+		die("SCHED_FIFO", err);
+	for (;;) {
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			die("poll", errno);
+		while ((err = phyllo_recv(b->h, &m, 0)) == 0)
+			if (send(b->sock[1], m.data, m.len, 0) < 0)
+				die("daemon send", errno);
+		if (err != -EAGAIN)
+			die("daemon phyllo_recv", -err);
+		if (!(p[1].revents & POLLIN))
+			continue;
+		n = recv(b->sock[1], buf, sizeof(buf), 0);
+		if (n <= 0)
+			return NULL;	/* the application closed its end */
+		err = phyllo_send(b->h, UNIT_TYPE, buf, (size_t)n, 0);
+		if (err < 0)
+			die("daemon phyllo_send", -err);
+	}
+}
+
+/* One unit to the far end, straight or through the daemon. */
+static void app_send(struct bench *b, const uint8_t *unit)
+{
+	int err;
+
+	if (b->rt) {
+		if (send(b->sock[0], unit, UNIT_LEN, 0) != UNIT_LEN)
+			die("send to the daemon", errno);
+		return;
+	}
+	err = phyllo_send(b->h, UNIT_TYPE, unit, UNIT_LEN, 0);
+	if (err < 0)
+		die("phyllo_send", -err);
+}
+
+/* The next unit into buf: its length; 0 if none came within timeout_ms. */
+static size_t app_recv(struct bench *b, uint8_t *buf, int timeout_ms)
+{
+	struct pollfd p = { .fd = b->sock[0], .events = POLLIN };
+	struct phyllo_message m;
+	ssize_t n;
+	int err;
+
+	if (b->rt) {
+		err = poll(&p, 1, timeout_ms);
+		if (err <= 0)
+			return 0;
+		n = recv(b->sock[0], buf, 256, 0);
+		if (n < 0)
+			die("recv from the daemon", errno);
+		return (size_t)n;
+	}
+	err = phyllo_recv(b->h, &m, timeout_ms);
+	if (err == -EAGAIN || err == -ETIMEDOUT)
+		return 0;
+	if (err < 0)
+		die("phyllo_recv", -err);
+	memcpy(buf, m.data, m.len < 256 ? m.len : 256);
+	return m.len;
+}
+
+static void run_sink(struct bench *b)
+{
+	uint8_t buf[256];
+	unsigned long got = 0;
+
+	while (got < b->count) {
+		if (!app_recv(b, buf, TIMEOUT_MS))
+			die("sink: no unit within 5 s", ETIMEDOUT);
+		got++;
+		while (got < b->count && app_recv(b, buf, 0))
+			got++;
+		if (b->pause_ms)
+			usleep((useconds_t)(b->pause_ms * 1000));
+	}
+}
+
+static void run_rtt(struct bench *b)
+{
+	uint8_t unit[UNIT_LEN] = { 0 }, buf[256];
+	double *sent = calloc(b->count, sizeof(*sent));
+	unsigned long tx = 0, rx = 0, tag;
+
+	if (!sent)
+		die("calloc", ENOMEM);
+	while (rx < b->count) {
+		while (tx < b->count && tx - rx < b->window) {
+			memcpy(unit, &tx, sizeof(tx));
+			sent[tx] = now_us();
+			app_send(b, unit);
+			tx++;
+		}
+		if (app_recv(b, buf, TIMEOUT_MS) != UNIT_LEN)
+			die("rtt: no echo of the right size within 5 s", ETIMEDOUT);
+		memcpy(&tag, buf, sizeof(tag));
+		if (tag != rx)
+			die("rtt: echo out of order", EBADMSG);
+		b->lat_us[rx] = now_us() - sent[rx];
+		rx++;
+		if (b->pause_ms && b->window == 1)
+			usleep((useconds_t)(b->pause_ms * 1000));
+	}
+	free(sent);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The nearest-rank percentile q (0..1) of n sorted values. */
+static double pct(const double *v, unsigned long n, double q)
+{
+	unsigned long i = (unsigned long)(q * (double)n + 0.999999);
+
+	return n ? v[(i ? i : 1) - 1] : 0;
+}
+
+static void report(struct bench *b, double wall_us)
+{
+	struct rusage ru;
+	unsigned long n = strcmp(b->mode, "rtt") ? 0 : b->count, i;
+	double cpu;
+	FILE *f;
+
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec + ru.ru_stime.tv_sec * 1e6 +
+	      ru.ru_stime.tv_usec;
+	qsort(b->lat_us, n, sizeof(double), cmp_double);
+	printf("{\"count\":%lu,\"app_cpu_us\":%.0f,\"wall_us\":%.0f", b->count, cpu, wall_us);
+	if (n)
+		printf(",\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f",
+		       pct(b->lat_us, n, 0.5), pct(b->lat_us, n, 0.99),
+		       pct(b->lat_us, n, 0.999), b->lat_us[n - 1]);
+	printf("}\n");
+	if (!b->samples || !n)
+		return;
+	f = fopen(b->samples, "w");
+	if (!f)
+		die(b->samples, errno);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%.1f\n", b->lat_us[i]);
+	fclose(f);
+}
+
+static void parse(struct bench *b, int argc, char **argv)
+{
+	int i;
+
+	if (argc < 4 || (strcmp(argv[1], "sink") && strcmp(argv[1], "rtt")))
+		die("usage: bench-app sink|rtt PATH COUNT [--pause-ms MS] [--window W] "
+		    "[--rt] [--cpu C] [--samples FILE]", EINVAL);
+	b->mode = argv[1];
+	b->path = argv[2];
+	b->count = strtoul(argv[3], NULL, 10);
+	for (i = 4; i < argc; i++) {
+		if (!strcmp(argv[i], "--rt"))
+			b->rt = 1;
+		else if (i + 1 >= argc)
+			die(argv[i], EINVAL);
+		else if (!strcmp(argv[i], "--pause-ms"))
+			b->pause_ms = strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--window"))
+			b->window = strtoul(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--cpu"))
+			b->cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--samples"))
+			b->samples = argv[++i];
+		else
+			die(argv[i], EINVAL);
+	}
+	if (!b->count || !b->window)
+		die("COUNT and --window must be at least 1", EINVAL);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = { .window = 1, .cpu = -1 };
+	struct phyllo_options o;
+	pthread_t daemon;
+	double t0;
+	int err;
+
+	parse(&b, argc, argv);
+	pin(b.cpu);
+	b.lat_us = calloc(b.count, sizeof(double));
+	if (!b.lat_us)
+		die("calloc", ENOMEM);
+	phyllo_options_init(&o);
+	o.queue = 4096;
+	err = phyllo_open(&b.h, b.path, &o);
+	if (err < 0)
+		die(b.path, -err);
+	err = phyllo_wait_up(b.h, TIMEOUT_MS);
+	if (err < 0)
+		die("phyllo_wait_up", -err);
+	if (b.rt && socketpair(AF_UNIX, SOCK_SEQPACKET, 0, b.sock))
+		die("socketpair", errno);
+	if (b.rt && (err = pthread_create(&daemon, NULL, daemon_main, &b)))
+		die("pthread_create", err);
+	t0 = now_us();
+	if (!strcmp(b.mode, "sink"))
+		run_sink(&b);
+	else
+		run_rtt(&b);
+	report(&b, now_us() - t0);
+	fflush(stdout);
+	_exit(0);	/* the daemon thread may still sit in poll() */
+}
