@@ -4,8 +4,13 @@
  * on the master of a new pty whose slave is symlinked to argv[1], so that
  * phyllo-bridge opens the slave with --tty as it would a board's tty.
  *
+ * With --open, argv[1] is instead an existing tty that it opens, the
+ * host's end of a link (bench-bridge.sh: the link alone, without the
+ * bridge).
+ *
  * Every pub-sub message received is printed on stdout as "TOPIC JSON"
- * (line-buffered), and with --echo sent back on its topic. Commands on
+ * (line-buffered; with --stamp "MICROSECONDS TOPIC JSON", CLOCK_REALTIME
+ * at receipt), and with --echo sent back on its topic. Commands on
  * stdin, one a line:
  *   burst TOPIC N [FROM [AT]]  publish {"n":FROM..FROM+N-1} on TOPIC,
  *                         reliably, each waiting for room in the window;
@@ -31,7 +36,8 @@
 
 static struct phyllo *h;
 static int master;
-static int echo;
+static int echo, stamp_rx;
+static const char *open_path;
 static long pace_us;
 
 static int board_open(void)
@@ -42,10 +48,21 @@ static int board_open(void)
 	phyllo_options_init(&o);
 	o.transport = PHYLLO_TRANSPORT_TTY;
 	o.queue = 4096;
-	rc = phyllo_open_fd(&h, dup(master), &o);
+	if (open_path)
+		rc = phyllo_open(&h, open_path, &o);
+	else
+		rc = phyllo_open_fd(&h, dup(master), &o);
 	if (rc)
 		fprintf(stderr, "board: open: %s\n", phyllo_strerror(rc));
 	return rc;
+}
+
+static long long realtime_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static void board_drain(void)
@@ -67,6 +84,8 @@ static void board_drain(void)
 			continue;
 		if (phyllo_msgpack_to_json(m.data, m.len, json, sizeof(json)) < 0)
 			snprintf(json, sizeof(json), "(malformed)");
+		if (stamp_rx)
+			printf("%lld ", realtime_us());
 		printf("%s %s\n", m.topic, json);
 		if (echo)
 			phyllo_publish(h, m.topic, m.data, m.len, 0);
@@ -83,16 +102,13 @@ static void board_restart(void)
 
 static void board_burst(const char *topic, long n, long from, int stamp, long at)
 {
-	struct timespec ts;
 	char json[64];
 	long i;
 	int rc;
 
 	for (i = from; i < from + n; i++) {
-		clock_gettime(CLOCK_REALTIME, &ts);
 		if (stamp)
-			snprintf(json, sizeof(json), "{\"n\":%ld,\"t\":%lld}", i,
-				 (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000);
+			snprintf(json, sizeof(json), "{\"n\":%ld,\"t\":%lld}", i, realtime_us());
 		else
 			snprintf(json, sizeof(json), "{\"n\":%ld}", i);
 		rc = phyllo_publish_json(h, topic, json, 0);
@@ -130,34 +146,47 @@ static void board_command(char *line)
 	}
 }
 
-int main(int argc, char **argv)
+/* A new pty, its slave raw and symlinked to LINK, its master for libphyllo */
+static int board_pty(const char *link)
 {
 	struct termios t;
 	const char *slave;
+	int keep;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) || unlockpt(master) || !(slave = ptsname(master)))
+		return perror("board: pty"), -1;
+	/* held open so that the master never reads EIO between openers */
+	keep = open(slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (keep < 0 || tcgetattr(keep, &t))
+		return perror("board: pty slave"), -1;
+	cfmakeraw(&t);
+	tcsetattr(keep, TCSANOW, &t);
+	if (symlink(slave, link))
+		return perror("board: symlink"), -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
 	char line[1024];
 	size_t have = 0;
 	char *nl;
 	ssize_t r;
-	int keep;
+	int i;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: board LINK [--echo]\n");
+		fprintf(stderr, "usage: board LINK [--echo] [--open] [--stamp]\n");
 		return 2;
 	}
-	echo = argc > 2 && !strcmp(argv[2], "--echo");
+	for (i = 2; i < argc; i++) {
+		echo |= !strcmp(argv[i], "--echo");
+		stamp_rx |= !strcmp(argv[i], "--stamp");
+		if (!strcmp(argv[i], "--open"))
+			open_path = argv[1];
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (master < 0 || grantpt(master) || unlockpt(master) || !(slave = ptsname(master)))
-		return perror("board: pty"), 1;
-	/* held open so that the master never reads EIO between openers */
-	keep = open(slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (keep < 0 || tcgetattr(keep, &t))
-		return perror("board: pty slave"), 1;
-	cfmakeraw(&t);
-	tcsetattr(keep, TCSANOW, &t);
-	if (symlink(slave, argv[1]))
-		return perror("board: symlink"), 1;
-	if (board_open())
+	if ((!open_path && board_pty(argv[1])) || board_open())
 		return 1;
 	for (;;) {
 		struct pollfd p[2] = { { .fd = 0, .events = POLLIN },
@@ -182,6 +211,7 @@ int main(int argc, char **argv)
 		}
 	}
 	phyllo_close(h);
-	unlink(argv[1]);
+	if (!open_path)
+		unlink(argv[1]);
 	return 0;
 }

@@ -55,13 +55,18 @@ $(HOST)/bridge-board: tests/bridge/board.c $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) 
 $(HOST)/bridge-board-O2: tests/bridge/board.c $(HOST)/libphyllo.a | deps-core
 	$(CC) $(PHYLLO_CFLAGS) -O2 -g tests/bridge/board.c $(HOST)/libphyllo.a -o $@ $(PHYLLO_LIBS)
 
+# a serial line of a given rate between two ttys, for bench-bridge
+$(HOST)/bridge-line: tests/bridge/line.c | deps-core
+	@mkdir -p $(@D)
+	$(CC) $(PHYLLO_CFLAGS) -O2 -g tests/bridge/line.c -o $@
+
 phyllo-bridge: $(HOST)/phyllo-bridge
 
 # Not in check: messages per second each way, the latency the bridge adds,
 # CPU per message, each against mosquitto_pub/mosquitto_sub on the same
 # broker in the same run (docs/bridge.md has a run's figures).
 .PHONY: bench-bridge
-bench-bridge: deps-mqtt $(HOST)/phyllo-bridge $(HOST)/bridge-board-O2
+bench-bridge: deps-mqtt $(HOST)/phyllo-bridge $(HOST)/bridge-board-O2 $(HOST)/bridge-line
 	tests/bridge/bench-bridge.sh $(HOST)
 
 CHECK_TARGETS += test-bridge
