@@ -55,6 +55,8 @@ bench-short: demo-deps
 	BUILD=$(BUILD) BENCH_N=20 BENCH_NHOG=10 tests/bench/icount.sh $(BUILD)/bench/short.txt
 	/usr/bin/python3 tests/bench/icount-report.py --check $(BUILD)/bench/short.txt
 
+CHECK_TARGETS += bench-short
+
 $(HOST)/bench-app: tests/bench/bench-app.c $(HOST)/libphyllo.a userspace/include/libphyllo.h
 	$(CC) $(PHYLLO_CFLAGS) -Iuserspace/include -O2 $< $(HOST)/libphyllo.a -o $@ -lpthread $(PHYLLO_LIBS)
 
