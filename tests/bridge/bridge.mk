@@ -79,7 +79,7 @@ test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phy
 	tests/bridge/test-bridge-netns.sh $(HOST)
 	tests/bridge/test-bridge-uno.sh $(BUILD)
 
-# check: the bridge on /dev/phyllo0 in Debian's kernel under qemu (about 13 s
+# check: the bridge on /dev/phyllo0 in Debian's kernel under qemu (about 20 s
 # warm; the module as test-guest-attach builds it).
 CHECK_TARGETS += test-bridge-guest
 .PHONY: test-bridge-guest
