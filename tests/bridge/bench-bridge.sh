@@ -41,7 +41,7 @@ wait_count() {	# FILE PATTERN N: up to 120 s
 }
 sub_ready() {	# FILE: until the probe the subscriber also takes is there
 	i=0
-	until grep -q probe "$1"; do
+	until grep -q probe "$1" 2>/dev/null; do
 		mosquitto_pub -h 127.0.0.1 -p $port -t bench/probe -m probe; sleep 0.1
 		i=$((i + 1)); [ $i -gt 50 ] && return 1
 	done
