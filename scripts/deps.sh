@@ -11,7 +11,7 @@ for group in "$@"; do
 	core)    pkgs="$pkgs gcc make libc6-dev python3 libjansson-dev pkg-config" ;;
 	python)  pkgs="$pkgs python3 python3-msgpack python3-pytest" ;;
 	bench)   pkgs="$pkgs python3 python3-matplotlib" ;;
-	mqtt)    pkgs="$pkgs libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-paho-mqtt" ;;
+	mqtt)    pkgs="$pkgs libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-paho-mqtt iproute2 systemd" ;;
 	avr)     pkgs="$pkgs gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config gcc libc6-dev python3" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod" ;;
 	qemu)    pkgs="$pkgs linux-image-amd64 linux-headers-amd64 qemu-system-x86 qemu-system-misc busybox-static cpio util-linux gcc libc6-dev gzip" ;;
