@@ -11,7 +11,7 @@ Prints a table and writes BUILD/firmware/bench.json.
 Two cycle counts per echo are reported:
   busy   every CPU cycle not spent asleep: protocol work, every UART
          interrupt (one per byte each way) and the 1 kHz clock tick;
-  stack  the cycles inside the firmware's GPIOR0 bracket: parsing the
+  stack  the cycles inside the firmware's GPIOR1 bracket: parsing the
          request, building and queueing the reply, the protocol timers
          (plus the UART interrupts that happen to fall inside).
 """

@@ -15,14 +15,15 @@
 #include "uart.h"
 
 /* Sleep stays enabled (phyllo_fw_uart_init): the sleep test runs after
- * every UART byte, so it is kept to a few instructions. GPIOR0 brackets
+ * every UART byte, so it is kept to a few instructions. GPIOR1 brackets
  * the protocol work for the simulator's cycle count: a general-purpose
- * register with no pin behind it, no effect on the board. */
+ * register with no pin behind it, no effect on the board (GPIOR0 is the
+ * wake byte, wake.h). */
 #define FW_IRQ_OFF()    cli()
 #define FW_IRQ_ON()     sei()
 #define FW_SLEEP()      do { sei(); sleep_cpu(); } while (0)
-#define FW_WORK_BEGIN() (GPIOR0 = 1)
-#define FW_WORK_END()   (GPIOR0 = 0)
+#define FW_WORK_BEGIN() (GPIOR1 = 1)
+#define FW_WORK_END()   (GPIOR1 = 0)
 #define FW_RX_PEEK      phyllo_fw_uart_rx_peek
 #define FW_RX_CONSUME   phyllo_fw_uart_rx_consume
 #define FW_RX_COUNT     uint8_t

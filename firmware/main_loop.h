@@ -17,7 +17,8 @@
  * answered (the stack has copied them), so the whole ring is free for what
  * arrives while the reply is being sent.
  *
- * Not an ordinary header: it defines the node and phyllo_fw_wake (wake.h),
+ * Not an ordinary header: it defines the node and phyllo_fw_wake (wake.h;
+ * on the AVR a register),
  * so exactly one .c file of an image includes it, its main, which also
  * defines static uint32_t boot_nonce(void) (the reliable layer's session
  * nonce: it must differ at every restart) and, before the #include:
@@ -68,7 +69,9 @@
 static uint32_t boot_nonce(void);
 
 static struct phyllo_node node;
+#ifndef phyllo_fw_wake		/* not a register (wake.h) */
 volatile uint8_t phyllo_fw_wake;
+#endif
 
 /*
  * A short frame completed during a write (a pure ACK or NAK, or a unit of

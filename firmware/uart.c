@@ -76,9 +76,7 @@ ISR(FW_RX_vect, ISR_NAKED)
 		"andi r24, %[half]\n\t"
 		"brne 3f\n"
 		"1:\n\t"
-		"lds  r24, %[wake]\n\t"
-		"ori  r24, %[wake_rx]\n\t"
-		"sts  %[wake], r24\n\t"
+		"sbi  %[wake], %[wake_rx]\n\t"
 		"rjmp 3f\n"
 		"2:\n\t"
 		"lds  r24, %[full]\n\t"
@@ -95,8 +93,8 @@ ISR(FW_RX_vect, ISR_NAKED)
 		:
 		: [udr] "n" (_SFR_MEM_ADDR(FW_UDR)), [head] "i" (&rx_head),
 		  [tail] "i" (&rx_tail), [buf] "i" (rx_buf), [full] "i" (&rx_ring_full),
-		  [wake] "i" (&phyllo_fw_wake), [mask] "M" (RX_MASK),
-		  [half] "M" (PHYLLO_FW_RX_RING / 2 - 1), [wake_rx] "M" (PHYLLO_FW_WAKE_RX));
+		  [wake] "I" (_SFR_IO_ADDR(phyllo_fw_wake)), [mask] "M" (RX_MASK),
+		  [half] "M" (PHYLLO_FW_RX_RING / 2 - 1), [wake_rx] "I" (PHYLLO_FW_WAKE_RX_BIT));
 }
 
 /* Enabled only while the ring holds bytes (FW_TX_START). */

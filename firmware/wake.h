@@ -12,12 +12,26 @@
 
 #include <stdint.h>
 
-#define PHYLLO_FW_WAKE_RX   0x01  /* delimiter received, or 64 more bytes */
+#define PHYLLO_FW_WAKE_RX_BIT 0
+#define PHYLLO_FW_WAKE_RX   (1 << PHYLLO_FW_WAKE_RX_BIT)  /* delimiter received,
+							 * or half a ring more */
 #define PHYLLO_FW_WAKE_TICK 0x02  /* the millisecond clock moved */
 #define PHYLLO_FW_WAKE_HELD 0x04  /* a frame's delimiter was left in the ring
 				   * during a write (main_loop.h) */
 
+/*
+ * On the AVR the byte is GPIOR0, a general-purpose I/O register within
+ * reach of sbi and sbis: a handler sets its bit in one instruction that
+ * needs no register and leaves the flags alone, and the loops that test
+ * it after every interrupt read it in one cycle (a byte in RAM took
+ * lds/ori/sts). Elsewhere it is a variable, defined by main_loop.h.
+ */
+#ifdef __AVR__
+#include <avr/io.h>
+#define phyllo_fw_wake GPIOR0
+#else
 extern volatile uint8_t phyllo_fw_wake;
+#endif
 
 /*
  * Called by the AVR UART's write (uart_ring.h) while it waits for room in

@@ -104,7 +104,7 @@ struct hs {
 	uint16_t ring_full_addr; /* the firmware's rx_ring_full (0: not found) */
 	uint16_t led_addr;       /* data address of the LED's PORT register */
 	uint8_t led_mask;
-	uint64_t work, work_mark;  /* busy cycles inside the GPIOR0 bracket */
+	uint64_t work, work_mark;  /* busy cycles inside the GPIOR1 bracket */
 	bool working;
 	int pty, pty_slave;
 	struct timespec wall0;
@@ -253,9 +253,10 @@ static uint64_t busy_cycles(void)
 	return hs.avr->cycle - hs.slept;
 }
 
-/* The firmware brackets its protocol work with GPIOR0 = 1 ... GPIOR0 = 0. */
-#define GPIOR0_ADDR 0x3e
-static void on_gpior0(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *p)
+/* The firmware brackets its protocol work with GPIOR1 = 1 ... GPIOR1 = 0
+ * (data address 0x4a on the ATmega328P and the ATmega32U4). */
+#define GPIOR1_ADDR 0x4a
+static void on_gpior1(struct avr_t *avr, avr_io_addr_t addr, uint8_t v, void *p)
 {
 	(void)p;
 	avr->data[addr] = v;
@@ -737,7 +738,7 @@ static int avr_setup(const struct options *o)
 	hs.avr->frequency = o->freq;
 	hs.avr->run = avr_callback_run_raw;
 	hs.avr->sleep = hs_sleep;
-	avr_register_io_write(hs.avr, GPIOR0_ADDR, on_gpior0, NULL);
+	avr_register_io_write(hs.avr, GPIOR1_ADDR, on_gpior1, NULL);
 	return 0;
 }
 
