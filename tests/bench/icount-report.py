@@ -88,6 +88,29 @@ def moved(a, b):
     return max(abs(a[k] - b[k]) / max(abs(a[k]), 1e-9) for k in keys)
 
 
+def targets(fig):
+    """Issue 18's targets, met or not, in words (reported, never asserted)."""
+    def p99(path, scen):
+        return fig[f"{path}/{scen}"]["p99"]
+
+    def cpu(path, scen):
+        return fig[f"{path}/{scen}"]["cpu_us_per_msg"]
+    rows = [(f"ACK p99 kernel <= {lim}x user, {s}", p99("kernel", s) <= lim * p99("user", s))
+            for s, lim in (("ack-sleep", 0.1), ("ack-hog1", 0.1), ("ack-hog2", 0.1),
+                           ("ack-prompt", 0.5))]
+    rows += [(f"ACK p99 kernel <= 100 us, {s}", p99("kernel", s) <= 100)
+             for s in SCENS if s.startswith("ack-")]
+    rows += [(f"round trip p99 kernel <= 0.7x user, {s}", p99("kernel", s) <= 0.7 * p99("user", s))
+             for s in ("rtt-prompt", "rtt-hog1", "rtt-hog2")]
+    rows += [(f"p99 kernel <= user-rt, {s}", p99("kernel", s) <= p99("user-rt", s)) for s in SCENS]
+    rows += [(f"CPU/msg kernel < user-rt, {s}", cpu("kernel", s) < cpu("user-rt", s))
+             for s in SCENS]
+    print("targets (issue 18):")
+    for what, ok in rows:
+        print(f"  {'met    ' if ok else 'NOT MET'} {what}")
+    return {what: ok for what, ok in rows}
+
+
 def stability(a, b):
     """Per figure (p50, p99, p99.9, CPU): how many of the rows moved less
     than 10% between the two runs, and which did not."""
@@ -142,7 +165,7 @@ def main():
     fig = figures(res, samples)
     other = figures(*load(runs[1])) if len(runs) > 1 else None
     table(fig, other)
-    report = {"run1": fig}
+    report = {"run1": fig, "targets": targets(fig)}
     if other:
         report["run2"] = other
         report["within_10pct"] = stability(fig, other)
