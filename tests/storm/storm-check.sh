@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # storm-check.sh LOG... - the pass criteria of make test-storm on a kernel
 # log (the guest's dmesg and kmemleak report, or the host's copy of the
-# console): no KASAN report, no lockdep splat, no sleeping in atomic
+# console): no KASAN or KCSAN report, no lockdep splat, no sleeping in atomic
 # context, no ODEBUG warning, no kmemleak suspect, no hung task, soft
 # lockup or RCU stall, no WARNING:, BUG: or Oops. Prints each offending
 # line with some context and exits 1 if there is one; runs under busybox.
-pattern='BUG: KASAN|possible recursive locking|possible circular locking'
+pattern='BUG: KASAN|BUG: KCSAN|possible recursive locking|possible circular locking'
 pattern="$pattern|inconsistent lock state|WARNING: .*lock|DEBUG_LOCKS_WARN_ON"
 pattern="$pattern|INFO: trying to register non-static key|suspicious RCU usage"
 pattern="$pattern|BUG: sleeping function called from invalid context|ODEBUG:"

@@ -3,7 +3,9 @@
 # /init of the make test-storm guest. Mounts the basics and debugfs, sets
 # kmemleak's boot-time suspects aside, loads phyllo.ko, starts the echo
 # link (phyllo peer --echo on a pty, ldattach 29 on its slave), runs the
-# storm (storm.iter= and storm.seed= from the kernel command line), then
+# storm (storm.iter=, storm.seed= and storm.failslab= from the kernel
+# command line; with failslab, the kmalloc caches must carry slub_debug's
+# failslab flag), then
 # checks: the storm passed, the module is gone, kmemleak finds nothing
 # after two scans, dmesg holds no report (storm-check.sh). The last line
 # is "STORM-RESULT: PASS" or "STORM-RESULT: FAIL: why"; then it reboots,
@@ -18,6 +20,7 @@ mount -t debugfs debugfs /sys/kernel/debug
 arg() { sed -n "s/.*storm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 iter=$(arg iter)
 seed=$(arg seed)
+failslab=$(arg failslab)
 km=/sys/kernel/debug/kmemleak
 why=""
 result() {
@@ -50,9 +53,13 @@ wait_for -e /tmp/echo0 || why="$why no echo pty"
 ldattach -d 29 /tmp/echo0 >/tmp/ldattach.log 2>&1 &
 lda=$!
 wait_for -e /dev/phyllo0 || why="$why no /dev/phyllo0"
+if [ "${failslab:-0}" != 0 ] &&
+	[ "$(cat /sys/kernel/slab/kmalloc-64/failslab)" != 1 ]; then
+	why="$why kmalloc-caches-not-failslab"
+fi
 if [ -z "$why" ]; then
-	storm --echo /tmp/echo0 --iter "${iter:-3000}" --seed "${seed:-1}" ||
-		why="$why storm"
+	storm --echo /tmp/echo0 --iter "${iter:-3000}" --seed "${seed:-1}" \
+		--failslab "${failslab:-0}" || why="$why storm"
 fi
 kill $lda $peer 2>/dev/null
 wait

@@ -30,6 +30,19 @@
  *  6. An errno outside what phyllo(4) documents for a call, a unit whose
  *     payload is not what a writer sent, or any of the above fails the run:
  *     the last line is "storm: PASS ..." or "storm: FAIL ...", exit 0 or 1.
+ *  7. L3, the ACK link (--ack N): a pty of our own, attached and opened by
+ *     an ack-reader thread before `phyllo peer --stream` starts on its
+ *     master and sends N numbered reliable units. When the peer is done,
+ *     what its ARQ saw acknowledged is compared with what the reader got:
+ *     every acknowledged unit read exactly once, none lost. Nothing but
+ *     the reader and the storm's other workers touch L3 (no SET_CONFIG).
+ *  8. --failslab PCT: fail_slab fails PCT % of the kmalloc-* allocations
+ *     (slub_debug=A,kmalloc-* on the kernel command line, cache-filter)
+ *     made by the storm's threads and by the kernel's workers (kworker,
+ *     where the tty's receive and the link's work run; task-filter with
+ *     make-it-fail, re-marked every 20 ms), sleeping ones included. ENOMEM
+ *     is then an allowed errno of every call; the injected failures are
+ *     counted from fail_slab's `times`.
  * Kernel reports (KASAN, lockdep, ...) are checked by the caller in dmesg.
  */
 #define _GNU_SOURCE
@@ -51,6 +64,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +95,7 @@ struct worker {
 	void *(*fn)(struct worker *);
 	unsigned int rng;
 	bool interruptible;	/* the interrupter may signal it */
+	bool failable;		/* under --failslab, its allocations may fail */
 	_Atomic(const char *) op;	/* call in progress, or NULL */
 	atomic_long since_ms;
 	atomic_bool exited;
@@ -95,18 +110,26 @@ static struct {
 	const char *echo_path;
 	const char *ko;
 	int ldisc;
-} opt = { 20000, 120, 120, 1, NULL, "/lib/phyllo.ko", PHYLLO_LDISC_DEFAULT };
+	long ack;		/* units L3's peer sends; 0: iter / 25 */
+	int failslab;		/* percent of the scoped allocations to fail */
+	const char *phyllo;	/* the phyllo tool, for L3's peer */
+} opt = { 20000, 120, 120, 1, NULL, "/lib/phyllo.ko", PHYLLO_LDISC_DEFAULT,
+	  0, 0, "phyllo" };
 
 static atomic_long total;
 static atomic_long op_count[OP_COUNT];
 static atomic_long units_verified, units_foreign, writes_blocked_eio;
 static atomic_long rmmod_refused, attaches, hangups, setd_busy;
+static atomic_long enomem_seen;
 static atomic_int stop;
+static atomic_int marker_stop;	/* the ACK link is done with */
+static atomic_int marker_passes;	/* scans of /proc the marker made */
 static atomic_int failures;
 static struct worker workers[MAX_THREADS];
 static int n_workers;
 static int n_io;	/* workers[0..n_io) do I/O, the rest is chaos */
 static int l2_unit = -1;
+static int l3_unit = -1;
 static void *bad_page;	/* PROT_NONE: copy_to_user() into it faults */
 
 /* L1: the master the flooder writes and the hangup thread replaces. */
@@ -167,6 +190,10 @@ static bool errno_in(struct worker *w, const char *what, int err, ...)
 	va_list ap;
 	int e;
 
+	if (err == ENOMEM && opt.failslab) {
+		atomic_fetch_add(&enomem_seen, 1);
+		return true;
+	}
 	va_start(ap, err);
 	while ((e = va_arg(ap, int)) != 0)
 		if (e == err)
@@ -176,6 +203,15 @@ static bool errno_in(struct worker *w, const char *what, int err, ...)
 		fail("%s: %s: unexpected errno %d (%s)", w->name, what, err,
 		     strerror(err));
 	return e != 0;
+}
+
+/* Under --failslab, a call that failed with ENOMEM: allowed, counted. */
+static bool enomem(int r)
+{
+	if (r >= 0 || errno != ENOMEM || !opt.failslab)
+		return false;
+	atomic_fetch_add(&enomem_seen, 1);
+	return true;
 }
 
 static void pause_us(unsigned int us)
@@ -405,7 +441,8 @@ static void *stuck_writer(struct worker *w)
 	ssize_t r;
 	int fd, err;
 
-	fd = unit_open(w, l2_unit, 0);
+	while ((fd = unit_open(w, l2_unit, 0)) < 0 && enomem(fd))
+		pause_us(1000);
 	if (fd < 0) {
 		fail("%s: cannot open the stuck link's /dev/phyllo%d", w->name, l2_unit);
 		return NULL;
@@ -499,7 +536,8 @@ static void *epoller(struct worker *w)
 	struct epoll_event ev[4], add;
 	int ep, fds[3], i, n, r;
 
-	ep = epoll_create1(EPOLL_CLOEXEC);
+	while ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0 && enomem(ep))
+		pause_us(1000);
 	if (ep < 0) {
 		fail("%s: epoll_create1: %s", w->name, strerror(errno));
 		return NULL;
@@ -511,7 +549,8 @@ static void *epoller(struct worker *w)
 			add.events = EPOLLIN | EPOLLOUT | EPOLLPRI |
 				     (rnd(w, 2) ? EPOLLET : 0);
 			add.data.fd = fds[i];
-			if (fds[i] >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &add))
+			if (fds[i] >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &add) &&
+			    !enomem(-1))
 				fail("%s: EPOLL_CTL_ADD: %s", w->name, strerror(errno));
 		}
 		for (r = (int)rnd(w, 32); r > 0 && !atomic_load(&stop); r--) {
@@ -569,11 +608,11 @@ static void ioctl_one(struct worker *w, int fd, int unit)
 		k = 0;
 	if (k < 5) {
 		r = xioctl(w, fd, req[k], &u);
-		if (k == 4 ? r == 0 || errno != ENOTTY : r != 0)
+		if (!enomem(r) && (k == 4 ? r == 0 || errno != ENOTTY : r != 0))
 			fail("%s: ioctl %u: %d (%s)", w->name, k, r, strerror(errno));
 		return;
 	}
-	if (k < 7 && unit != l2_unit) {
+	if (k < 7 && unit != l2_unit && unit != l3_unit) {
 		config_random(w, &u.cfg);
 		if (k == 6)
 			u.cfg.reserved[rnd(w, sizeof(u.cfg.reserved) / sizeof(u.cfg.reserved[0]))] = 1;
@@ -591,13 +630,13 @@ static void ioctl_one(struct worker *w, int fd, int unit)
 		if (k == 8)
 			u.sub.reserved[rnd(w, 5)] = 1;
 		r = xioctl(w, fd, PHYLLO_IOC_SUBSCRIBE, &u.sub);
-		if (k == 8 ? r == 0 || errno != EINVAL : r != 0)
+		if (!enomem(r) && (k == 8 ? r == 0 || errno != EINVAL : r != 0))
 			fail("%s: SUBSCRIBE (%u): %d (%s)", w->name, k, r, strerror(errno));
 		return;
 	}
 	u.mode = rnd(w, 3);
 	r = xioctl(w, fd, PHYLLO_IOC_SET_SEND_MODE, &u.mode);
-	if (u.mode == 2 ? r == 0 || errno != EINVAL : r != 0)
+	if (!enomem(r) && (u.mode == 2 ? r == 0 || errno != EINVAL : r != 0))
 		fail("%s: SET_SEND_MODE %u: %d (%s)", w->name, u.mode, r, strerror(errno));
 }
 
@@ -666,7 +705,7 @@ static void *sysfs_reader(struct worker *w)
 static void *opencloser(struct worker *w)
 {
 	struct phyllo_link_state st;
-	int fd, fd2;
+	int fd, fd2, r;
 
 	while (!atomic_load(&stop)) {
 		fd = unit_open(w, (int)rnd(w, UNITS), rnd(w, 2) ? O_NONBLOCK : 0);
@@ -675,7 +714,8 @@ static void *opencloser(struct worker *w)
 			continue;
 		}
 		fd2 = rnd(w, 2) ? unit_open(w, (int)rnd(w, UNITS), O_NONBLOCK) : -1;
-		if (rnd(w, 2) && xioctl(w, fd, PHYLLO_IOC_GET_STATE, &st))
+		r = rnd(w, 2) ? xioctl(w, fd, PHYLLO_IOC_GET_STATE, &st) : 0;
+		if (r && !enomem(r))
 			fail("%s: GET_STATE: %s", w->name, strerror(errno));
 		close(fd);
 		if (fd2 >= 0)
@@ -684,10 +724,18 @@ static void *opencloser(struct worker *w)
 	return NULL;
 }
 
+static bool put(const char *path, const char *val);
+
 static int setd(struct worker *w, int fd, int ldisc)
 {
 	int r;
 
+	/*
+	 * An attach makes some thirty kmallocs: under --failslab only 1 in
+	 * 4 may fail, or hardly any would succeed and the links stop churning.
+	 */
+	if (opt.failslab)
+		put("/proc/thread-self/make-it-fail", rnd(w, 4) ? "0" : "1");
 	op_begin(w, OP_SETD);
 	r = ioctl(fd, TIOCSETD, &ldisc);
 	op_end(w, OP_SETD);
@@ -702,8 +750,11 @@ static int setd(struct worker *w, int fd, int ldisc)
 /* Detach L0 from phyllo and attach it again, over and over. */
 static void *ldisc_toggler(struct worker *w)
 {
-	int fd = open(opt.echo_path, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int fd;
 
+	while ((fd = open(opt.echo_path, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 &&
+	       enomem(fd))
+		pause_us(1000);
 	if (fd < 0) {
 		fail("%s: open %s: %s", w->name, opt.echo_path, strerror(errno));
 		return NULL;
@@ -768,6 +819,8 @@ static void *hangupper(struct worker *w)
 
 	while (!atomic_load(&stop)) {
 		m = pty_open(&s);
+		if (m < 0 && enomem(m))
+			continue;
 		if (m < 0) {
 			fail("%s: cannot create a pty: %s", w->name, strerror(errno));
 			break;
@@ -780,7 +833,7 @@ static void *hangupper(struct worker *w)
 		op_begin(w, OP_HANGUP);
 		if (how == 0) {
 			r = ioctl(s, TIOCVHANGUP);
-			if (r)
+			if (r && !enomem(r))
 				fail("%s: TIOCVHANGUP: %s", w->name, strerror(errno));
 		} else if (how == 1) {
 			l1_set_master(-1);
@@ -807,7 +860,8 @@ static void *flooder(struct worker *w)
 			buf[i] = rnd(w, 16) ? (uint8_t)rnd(w, 256) : 0;
 		pthread_rwlock_rdlock(&l1_lock);
 		if (l1_master >= 0) {
-			if (write(l1_master, buf, n) < 0 && errno != EAGAIN && errno != EIO)
+			if (write(l1_master, buf, n) < 0 && errno != EAGAIN && errno != EIO &&
+			    !enomem(-1))
 				fail("%s: write to the pty master: %s", w->name, strerror(errno));
 			while (read(l1_master, buf, sizeof(buf)) > 0)
 				;
@@ -862,12 +916,163 @@ static void *interrupter(struct worker *w)
 	return NULL;
 }
 
+/* Write VAL into a file of /proc or debugfs; false on error. */
+static bool put(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok;
+}
+
+static bool is_kworker(long pid)
+{
+	char path[64], comm[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	return n > 8 && !strncmp(comm, "kworker/", 8);
+}
+
+/*
+ * --failslab: the kernel's workers run the tty's receive and the link's
+ * work, so they are marked too; new ones appear, so every 20 ms, until
+ * the ACK link's peer is done.
+ */
+static void *kworker_marker(struct worker *w)
+{
+	char path[64];
+	struct dirent *de;
+	long pid;
+	DIR *d;
+
+	(void)w;
+	while (!atomic_load(&marker_stop)) {
+		d = opendir("/proc");
+		while (d && (de = readdir(d))) {
+			pid = atol(de->d_name);
+			if (pid > 0 && is_kworker(pid)) {
+				snprintf(path, sizeof(path), "/proc/%ld/make-it-fail", pid);
+				put(path, "1");
+			}
+		}
+		if (d)
+			closedir(d);
+		atomic_fetch_add(&marker_passes, 1);
+		pause_us(20000);
+	}
+	return NULL;
+}
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define FAILSLAB_TIMES	1000000000L	/* "times" at the start */
+
+/* fail_slab on (PCT %) or off (0); false if debugfs refuses. */
+static bool failslab_set(int pct)
+{
+	char v[16], times[24];
+
+	if (!pct)
+		return put(FAILSLAB "probability", "0");
+	snprintf(v, sizeof(v), "%d", pct);
+	snprintf(times, sizeof(times), "%ld", FAILSLAB_TIMES);
+	return put(FAILSLAB "task-filter", "Y") && put(FAILSLAB "cache-filter", "Y") &&
+	       put(FAILSLAB "ignore-gfp-wait", "N") && put(FAILSLAB "verbose", "0") &&
+	       put(FAILSLAB "interval", "1") && put(FAILSLAB "space", "0") &&
+	       put(FAILSLAB "times", times) && put(FAILSLAB "probability", v);
+}
+
+/* Failures injected so far: how far "times" has counted down. */
+static long failslab_injected(void)
+{
+	char buf[32] = "";
+	int fd = open(FAILSLAB "times", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? FAILSLAB_TIMES - atol(buf) : -1;
+}
+
+/* L3: the reader's file, the peer, and what the reader saw. */
+static struct {
+	int master, slave, fd;
+	pid_t peer;
+	unsigned char *seen;	/* per unit index: times read */
+	atomic_long got, dups, untagged, resets;
+} l3 = { -1, -1, -1, -1, NULL, 0, 0, 0, 0 };
+
+/* The index `phyllo peer --payload counter` tags unit p[0..n) with. */
+static long ack_index(const uint8_t *p, ssize_t n)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
+	const char *d;
+	long v = 0;
+	int i;
+
+	if (n < 1 + 5 || p[0] != 0x10)
+		return -1;
+	for (i = 1; i <= 5; i++) {
+		d = p[i] ? strchr(digits, p[i]) : NULL;
+		if (!d)
+			return -1;
+		v = v * 32 + (d - digits);
+	}
+	return v;
+}
+
+/* L3's one reader: every unit until end of file, each index counted. */
+static void *ack_reader(struct worker *w)
+{
+	uint8_t buf[512];
+	ssize_t r;
+	long i;
+
+	for (;;) {
+		op_begin(w, OP_READ);
+		r = read(l3.fd, buf, sizeof(buf));
+		op_end(w, OP_READ);
+		if (r == 0 || (r < 0 && errno == EIO))
+			break;
+		if (r < 0) {
+			if (errno == ECONNRESET)
+				atomic_fetch_add(&l3.resets, 1);
+			else
+				errno_in(w, "ack read", errno, EINTR, 0);
+			continue;
+		}
+		i = ack_index(buf, r);
+		if (i < 0 || i >= opt.ack) {
+			atomic_fetch_add(&l3.untagged, 1);
+			continue;
+		}
+		if (l3.seen[i]++)
+			atomic_fetch_add(&l3.dups, 1);
+		else
+			atomic_fetch_add(&l3.got, 1);
+	}
+	return NULL;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	void *r;
 
 	w->ktid = (pid_t)syscall(SYS_gettid);
+	if (opt.failslab && w->failable &&
+	    !put("/proc/thread-self/make-it-fail", "1"))
+		fail("%s: make-it-fail: %s", w->name, strerror(errno));
 	r = w->fn(w);
 	atomic_store(&w->exited, true);
 	return r;
@@ -877,6 +1082,8 @@ static struct worker *spawn(const char *name, int i, void *(*fn)(struct worker *
 			    bool interruptible)
 {
 	struct worker *w = &workers[n_workers];
+
+	w->failable = fn != kworker_marker && fn != interrupter;
 
 	snprintf(w->name, sizeof(w->name), i < 0 ? "%s" : "%s%d", name, i);
 	w->fn = fn;
@@ -1027,6 +1234,131 @@ static int stuck_setup(int *master, int *slave)
 	return 0;
 }
 
+/*
+ * L3: attach a pty of our own and open its device before the peer runs,
+ * so that no unit can be acknowledged before a file is there to take it.
+ */
+static int ack_setup(void)
+{
+	int ldisc = opt.ldisc;
+	char path[32];
+
+	l3.seen = calloc((size_t)opt.ack, 1);
+	l3.master = pty_open(&l3.slave);
+	if (!l3.seen || l3.master < 0 || ioctl(l3.slave, TIOCSETD, &ldisc) ||
+	    (l3_unit = tty_unit(l3.slave)) < 0) {
+		fail("ACK link: cannot attach: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/dev/phyllo%d", l3_unit);
+	l3.fd = open(path, O_RDWR | O_CLOEXEC);
+	if (l3.fd < 0) {
+		fail("ACK link: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* The peer starts once the storm runs and, with --failslab, every kworker
+ * has been marked once, so that its units meet the injected failures.
+ */
+static int ack_start_peer(void)
+{
+	long deadline = now_ms() + 10000;
+	char count[24];
+
+	while (opt.failslab && atomic_load(&marker_passes) < 1 && now_ms() < deadline)
+		pause_us(1000);
+	snprintf(count, sizeof(count), "%ld", opt.ack);
+	l3.peer = fork();
+	if (l3.peer == 0) {
+		dup2(l3.master, 0);
+		dup2(l3.master, 1);
+		execlp(opt.phyllo, opt.phyllo, "peer", "--stream", "--payload", "counter",
+		       "--count", count, "--timeout", "3600", "--stats",
+		       "/tmp/ack-peer.json", (char *)NULL);
+		_exit(127);
+	}
+	if (l3.peer < 0)
+		fail("ACK link: cannot start the peer: %s", strerror(errno));
+	return l3.peer < 0 ? -1 : 0;
+}
+
+/* A number after "KEY": in the peer's JSON summary, or -1. */
+static long json_num(const char *json, const char *key)
+{
+	char k[32];
+	const char *p;
+
+	snprintf(k, sizeof(k), "\"%s\":", key);
+	p = strstr(json, k);
+	return p ? atol(p + strlen(k)) : -1;
+}
+
+/* Wait up to SECS for the peer; its exit status, or -1 if it is killed. */
+static int ack_wait_peer(int secs)
+{
+	long deadline = now_ms() + secs * 1000L;
+	int st;
+
+	while (waitpid(l3.peer, &st, WNOHANG) == 0) {
+		if (now_ms() > deadline) {
+			kill(l3.peer, SIGTERM);
+			waitpid(l3.peer, &st, 0);
+			return -1;
+		}
+		pause_us(100000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The peer is done: every unit its ARQ saw acknowledged must have been
+ * read once. Without a reset in the session (none is made on L3) that is
+ * every unit 0..N-1; with one, the units lost in flight were never
+ * acknowledged, and what was read must cover at least what was.
+ */
+static void ack_verdict(void)
+{
+	struct phyllo_file_stats fst = { 0 };
+	struct phyllo_link_stats lst = { 0 };
+	long sent, acked, lost, got, deadline = now_ms() + 30000;
+	char json[4096] = "";
+	int st = ack_wait_peer(opt.watchdog_s * 5), fd;
+	ssize_t n;
+
+	/* the reader drains what is queued */
+	while (!ioctl(l3.fd, PHYLLO_IOC_GET_FILE_STATS, &fst) && fst.rx_queued &&
+	       now_ms() < deadline)
+		pause_us(100000);
+	atomic_store(&marker_stop, 1);
+	pause_us(200000);
+	ioctl(l3.fd, PHYLLO_IOC_GET_STATS, &lst);
+	fd = open("/tmp/ack-peer.json", O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, json, sizeof(json) - 1);
+	if (fd >= 0)
+		close(fd);
+	sent = json_num(json, "sent");
+	acked = json_num(json, "acked");
+	lost = json_num(json, "reset_lost");
+	got = atomic_load(&l3.got);
+	printf("storm: ACK link /dev/phyllo%d: peer sent %ld, acknowledged %ld, lost in "
+	       "resets %ld; read %ld (duplicates %ld, untagged %ld, resets seen %ld); "
+	       "file drops %u; kernel: units %u, refused %u, NAKs %u\n", l3_unit,
+	       sent, acked, lost, got, atomic_load(&l3.dups), atomic_load(&l3.untagged),
+	       atomic_load(&l3.resets), fst.rx_drops, lst.rx_units, lst.rx_hold,
+	       lst.tx_naks);
+	if (n <= 0 || st != 0 || acked < 0)
+		fail("ACK link: the peer did not finish (status %d): %s", st,
+		     n > 0 ? json : "no summary");
+	else if (acked > got || atomic_load(&l3.dups))
+		fail("ACK link: %ld acknowledged units lost (%ld acked, %ld read, %ld "
+		     "duplicates)", acked - got, acked, got, atomic_load(&l3.dups));
+	else if (!lost && (got != acked || acked != opt.ack))
+		fail("ACK link: %ld units read of %ld acknowledged, %ld sent", got, acked,
+		     sent);
+}
+
 /* Every link detached or hung up: each sleeper must now wake and leave. */
 static void teardown(int l2_master, int l2_slave)
 {
@@ -1039,6 +1371,10 @@ static void teardown(int l2_master, int l2_slave)
 		close(fd);
 	close(l2_master);	/* hangs up L2: its blocked writers get EIO */
 	close(l2_slave);
+	if (l3.master >= 0) {
+		close(l3.master);	/* L3's reader sees end of file */
+		close(l3.slave);
+	}
 }
 
 static int finit_module(int fd)
@@ -1089,7 +1425,8 @@ static void reload_check(void)
 static void usage(void)
 {
 	fprintf(stderr, "usage: storm --echo TTY [--iter N] [--seed S] [--ko PATH]\n"
-		"             [--stall SECS] [--watchdog SECS] [--ldisc N]\n");
+		"             [--stall SECS] [--watchdog SECS] [--ldisc N]\n"
+		"             [--ack N] [--failslab PCT] [--phyllo PATH]\n");
 	exit(2);
 }
 
@@ -1114,11 +1451,20 @@ static void parse(int argc, char **argv)
 			opt.watchdog_s = atoi(v);
 		else if (!strcmp(k, "--ldisc"))
 			opt.ldisc = atoi(v);
+		else if (!strcmp(k, "--ack"))
+			opt.ack = atol(v);
+		else if (!strcmp(k, "--failslab"))
+			opt.failslab = atoi(v);
+		else if (!strcmp(k, "--phyllo"))
+			opt.phyllo = v;
 		else
 			usage();
 	}
-	if (i != argc || !opt.echo_path || opt.iter < 1)
+	if (i != argc || !opt.echo_path || opt.iter < 1 || opt.ack < 0 ||
+	    opt.failslab < 0 || opt.failslab > 100)
 		usage();
+	if (!opt.ack)
+		opt.ack = opt.iter / 25 > 100 ? opt.iter / 25 : 100;
 }
 
 static void spawn_all(void)
@@ -1139,6 +1485,9 @@ static void spawn_all(void)
 	spawn("ioctl", -1, ioctler, true);
 	spawn("sysfs", -1, sysfs_reader, false);
 	spawn("openclose", -1, opencloser, true);
+	spawn("ack-reader", -1, ack_reader, false);
+	if (opt.failslab)
+		spawn("kworker-marker", -1, kworker_marker, false);
 	n_io = n_workers;
 	spawn("ldisc", -1, ldisc_toggler, false);
 	spawn("hangup", -1, hangupper, false);
@@ -1160,19 +1509,36 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (stuck_setup(&l2_master, &l2_slave))
+	if (stuck_setup(&l2_master, &l2_slave) || ack_setup())
 		return 1;
-	printf("storm: %ld iterations, seed %u, echo link %s, stuck link /dev/phyllo%d\n",
-	       opt.iter, opt.seed, opt.echo_path, l2_unit);
+	printf("storm: %ld iterations, seed %u, echo link %s, stuck link /dev/phyllo%d, "
+	       "ACK link /dev/phyllo%d (%ld units)\n", opt.iter, opt.seed, opt.echo_path,
+	       l2_unit, l3_unit, opt.ack);
+	if (opt.failslab && !failslab_set(opt.failslab)) {
+		fail("fail_slab: cannot set up %s: %s", FAILSLAB, strerror(errno));
+		return 1;
+	}
 	spawn_all();
-	storm_run(start);
+	if (!ack_start_peer())
+		storm_run(start);
+	atomic_store(&stop, 1);
 	progress(start);
 	printf("storm: stopping: every link detached or hung up, %d threads must end\n",
 	       n_workers);
 	/* The chaos ends first, so that nothing attaches again. */
 	if (join_range("watchdog, chaos threads", n_io, n_workers)) {
+		if (l3.peer > 0)
+			ack_verdict();
+		atomic_store(&marker_stop, 1);
 		teardown(l2_master, l2_slave);
-		join_range("watchdog after teardown", 0, n_io);
+		if (join_range("watchdog after teardown", 0, n_io))
+			close(l3.fd);	/* its reader has left */
+	}
+	if (opt.failslab) {
+		failslab_set(0);
+		printf("storm: fail_slab: %ld allocations failed (%d %% of the storm's and "
+		       "the kworkers' kmalloc-* allocations), ENOMEM returned %ld times\n",
+		       failslab_injected(), opt.failslab, atomic_load(&enomem_seen));
 	}
 	if (!atomic_load(&failures))
 		reload_check();

@@ -1,19 +1,29 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 #
 # tests/storm/storm.mk - concurrency storms against phyllo.ko in an SMP
-# debug kernel (x86_64 linux-source-6.1 with KASAN, lockdep, debugobjects,
-# kmemleak, hung-task and soft-lockup detection) under qemu -smp 4;
-# included by the top-level Makefile. See tests/storm/README.md.
-#   test-storm        STORM_ITER iterations (default 100000), the long run
-#   test-storm-short  STORM_SHORT_ITER (default 5000), part of make check
-#   storm-kernel      only build (or find in the cache) the kernel
+# debug kernel (x86_64 linux-source-6.1 with lockdep, debugobjects,
+# kmemleak, hung-task and soft-lockup detection, fail_slab, and KASAN or
+# KCSAN, which exclude each other) under qemu -smp 4, with injected slab
+# allocation failures and an ACK link that must lose no acknowledged
+# unit; included by the top-level Makefile. See tests/storm/README.md.
+#   test-storm        STORM_ITER iterations (default 100000) on the
+#                     STORM_SAN kernel (default kcsan), the long run
+#   test-storm-short  STORM_SHORT_ITER (default 5000) on STORM_SHORT_SAN
+#                     (default kasan: the kernel make check builds anyway),
+#                     the same checks; part of make check
+#   storm-kernel      only build (or find in the cache) both kernels
 # One iteration is one system call on the module's interfaces (open, read,
 # write, poll, fsync, ioctl, sysfs read, TIOCSETD, hangup, delete_module).
-# STORM_SEED picks the storm's random streams (default 1).
+# STORM_SEED picks the storm's random streams (default 1); STORM_FAILSLAB
+# the percent of the scoped kmalloc allocations that fail (default 10, 0
+# turns fault injection off).
 
 STORM_ITER ?= 100000
 STORM_SHORT_ITER ?= 5000
 STORM_SEED ?= 1
+STORM_SAN ?= kcsan
+STORM_SHORT_SAN ?= kasan
+STORM_FAILSLAB ?= 10
 
 CHECK_TARGETS += test-storm-short
 
@@ -21,12 +31,13 @@ CHECK_TARGETS += test-storm-short
 
 test-storm: $(HOST)/phyllo
 	@scripts/deps.sh storm
-	tests/storm/test-storm.sh $(BUILD) $(STORM_ITER) $(STORM_SEED)
+	tests/storm/test-storm.sh $(BUILD) $(STORM_ITER) $(STORM_SEED) $(STORM_SAN) $(STORM_FAILSLAB)
 
 test-storm-short: $(HOST)/phyllo
 	@scripts/deps.sh storm
-	tests/storm/test-storm.sh $(BUILD) $(STORM_SHORT_ITER) $(STORM_SEED)
+	tests/storm/test-storm.sh $(BUILD) $(STORM_SHORT_ITER) $(STORM_SEED) $(STORM_SHORT_SAN) $(STORM_FAILSLAB)
 
 storm-kernel:
 	@scripts/deps.sh storm
-	tests/storm/storm-kernel.sh
+	tests/storm/storm-kernel.sh $(STORM_SHORT_SAN)
+	tests/storm/storm-kernel.sh $(STORM_SAN)

@@ -6,27 +6,53 @@
 # now), ldattach, the phyllo tool and the storm; storm-init.sh runs it.
 # The firmware is qboot: its MP table lists every CPU (SeaBIOS's lists one
 # and the kernel has no ACPI), and the guest must report 4.
-# Passes when the guest says "STORM-RESULT: PASS" and the whole console
-# log passes storm-check.sh; otherwise prints the offending lines, exit 1.
-# Usage: tests/storm/test-storm.sh BUILDDIR ITERATIONS [SEED]
+# Passes when the guest says "STORM-RESULT: PASS", the kernel says its
+# sanitizer is on, and the whole console log passes storm-check.sh (which
+# must first fail on a log with a report and pass on one without);
+# otherwise prints the offending lines, exit 1.
+# Usage: tests/storm/test-storm.sh BUILDDIR ITERATIONS [SEED [SAN [FAILSLAB]]]
+#   SAN: kasan (default) or kcsan, the kernel of storm-kernel.sh SAN;
+#   FAILSLAB: percent of the scoped allocations fail_slab fails (default
+#   10, 0: off; see storm.c).
 # STORM_KDIR=DIR uses that built kernel tree instead of storm-kernel.sh's.
 # Files: BUILDDIR/storm/console.log (the guest's console), kmod.log.
 set -e
-build=$1 iter=$2 seed=${3:-1}
+build=$1 iter=$2 seed=${3:-1} san=${4:-kasan} failslab=${5:-10}
 here=$(cd "$(dirname "$0")" && pwd)
+
+# The log check must see a report, and only a report.
+clean=$(mktemp)
+printf '[    1.0] kcsan: enabled early\n[    2.0] phyllo: loaded\n' >"$clean"
+for report in 'BUG: KCSAN: data-race in phyllo_link_work / phyllo_file_read' \
+	'BUG: KASAN: slab-use-after-free in phyllo_file_read+0x10/0x20' \
+	'WARNING: possible circular locking dependency detected' \
+	'unreferenced object 0xffff888001234000 (size 64):'; do
+	{ cat "$clean"; echo "[    3.0] $report"; } >"$clean.bad"
+	if "$here/storm-check.sh" "$clean.bad" >/dev/null; then
+		echo "test-storm: storm-check.sh passed a log with: $report" >&2
+		exit 1
+	fi
+done
+"$here/storm-check.sh" "$clean" >/dev/null || {
+	echo "test-storm: storm-check.sh failed a clean log" >&2
+	exit 1
+}
+rm -f "$clean" "$clean.bad"
+
 repo=$(cd "$here/../.." && pwd)
 mkdir -p "$build/storm/kmod"
 build=$(cd "$build" && pwd)	# kbuild wants M= absolute
 out=$build/storm
 start=$(date +%s)
-kdir=${STORM_KDIR:-$("$here/storm-kernel.sh")}
+kdir=${STORM_KDIR:-$("$here/storm-kernel.sh" "$san")}
 kready=$(date +%s)
 
 # phyllo.ko from a snapshot of the working tree (rsync -c keeps the
 # mtimes of unchanged files, so kbuild rebuilds only what changed).
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
-(cd "$repo" && tar -cf - Kbuild kernel/*.[ch] core/*.[ch] uapi/*.h) | tar -xf - -C "$snap"
+(cd "$repo" && tar -cf - Kbuild kernel/*.[ch] kernel/phyllo_compat.mk core/*.[ch] uapi/*.h) |
+	tar -xf - -C "$snap"
 rm -f "$snap"/kernel/*_test.c
 rsync -rc --delete --filter='P *.o' --filter='P .*' --filter='P *.ko' \
 	--filter='P *.mod' --filter='P *.mod.c' --filter='P Module.symvers' \
@@ -44,22 +70,29 @@ gcc -std=gnu11 -static -O2 -pthread -Wall -Wextra -Werror -Wundef \
 
 log=$out/console.log
 rm -f "$log"
+sanargs=
+[ "$san" = kasan ] && sanargs=kasan_multi_shot
 # A backstop only: the storm's own watchdog names a thread that hangs.
 limit=$((900 + iter / 20))
 qstart=$(date +%s)
 timeout "$limit" qemu-system-x86_64 -accel tcg,thread=multi -smp 4 -m 2G \
 	-bios /usr/share/qemu/qboot.rom -no-reboot -display none -monitor none -serial "file:$log" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 ignore_loglevel kasan_multi_shot storm.iter=$iter storm.seed=$seed" ||
+	-append "console=ttyS0 panic=-1 ignore_loglevel $sanargs slub_debug=A,kmalloc-* storm.iter=$iter storm.seed=$seed storm.failslab=$failslab" ||
 	echo "test-storm: qemu ended with status $? (limit $limit s)" >&2
 end=$(date +%s)
 grep -a "storm\|STORM-RESULT" "$log" | grep -av "^\[.*\] Command line" || true
 ok=1
 grep -aq "^STORM-RESULT: PASS" "$log" || ok=0
 grep -aq "^storm-guest: 4 cpus" "$log" || { echo "test-storm: the guest did not see 4 CPUs" >&2; ok=0; }
+case $san in
+kasan) on='KernelAddressSanitizer initialized' ;;
+*) on='kcsan: enabled early' ;;
+esac
+grep -aq "$on" "$log" || { echo "test-storm: no \"$on\" in the log" >&2; ok=0; }
 "$here/storm-check.sh" "$log" >&2 || ok=0
 if [ $ok = 0 ]; then
-	echo "test-storm: FAIL ($iter iterations, seed $seed), see $log" >&2
+	echo "test-storm: FAIL ($iter iterations, seed $seed, $san, fail_slab $failslab %), see $log" >&2
 	exit 1
 fi
-echo "test-storm: PASS: $iter iterations, seed $seed; kernel ready in $((kready - start)) s, guest ran $((end - qstart)) s (log: $log)"
+echo "test-storm: PASS: $iter iterations, seed $seed, $san, fail_slab $failslab %; kernel ready in $((kready - start)) s, guest ran $((end - qstart)) s (log: $log)"
