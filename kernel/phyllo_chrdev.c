@@ -109,7 +109,8 @@ static __poll_t phyllo_poll(struct file *file, poll_table *wait)
 {
 	struct phyllo_file *pf = file->private_data;
 
-	poll_wait(file, &pf->link->wait, wait);
+	poll_wait(file, &pf->rwait, wait);
+	poll_wait(file, &pf->link->wwait, wait);
 	return phyllo_file_poll_mask(pf);
 }
 

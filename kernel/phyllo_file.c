@@ -52,6 +52,7 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
 	pf->link = link;
 	INIT_LIST_HEAD(&pf->rxq);
 	mutex_init(&pf->read_lock);
+	init_waitqueue_head(&pf->rwait);
 	mutex_lock(&link->lock);
 	if (link->nfiles >= link->cfg.max_files) {
 		mutex_unlock(&link->lock);
@@ -269,6 +270,7 @@ static void phyllo_file_enqueue_locked(struct phyllo_file *pf,
 	list_add_tail(&ent->node, &pf->rxq);
 	pf->rxq_units++;
 	pf->rxq_bytes += buf->len;
+	wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM);
 }
 
 static void phyllo_file_drop_locked(struct phyllo_file *pf,
@@ -333,7 +335,18 @@ void phyllo_files_reset_locked(struct phyllo_link *link)
 		if (!pf->reset_tail)
 			pf->rd_resets++;
 		pf->reset_tail = true;
+		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM |
+					   EPOLLPRI | EPOLLERR);
 	}
+}
+
+void phyllo_files_wake_locked(struct phyllo_link *link)
+{
+	struct phyllo_file *pf;
+
+	lockdep_assert_held(&link->lock);
+	list_for_each_entry(pf, &link->files, node)
+		wake_up_interruptible_all(&pf->rwait);
 }
 
 /* For writers and fsync: a reset not yet reported to this file, once. */
@@ -452,7 +465,7 @@ ssize_t phyllo_file_read(struct phyllo_file *pf, size_t cap, bool nonblock,
 		mutex_unlock(&pf->read_lock);
 		if (ret != -EAGAIN || nonblock)
 			return ret;
-		if (wait_event_interruptible(pf->link->wait,
+		if (wait_event_interruptible(pf->rwait,
 					     phyllo_file_readable(pf)))
 			return -ERESTARTSYS;
 	}
@@ -517,7 +530,7 @@ ssize_t phyllo_file_send(struct phyllo_file *pf, const u8 *unit, size_t len,
 		mutex_unlock(&link->lock);
 		if (ret != -EAGAIN || nonblock)
 			return ret ? ret : len;
-		if (wait_event_interruptible(link->wait,
+		if (wait_event_interruptible(link->wwait,
 					     phyllo_file_writable(pf)))
 			return -ERESTARTSYS;
 	}
@@ -558,7 +571,7 @@ int phyllo_file_fsync(struct phyllo_file *pf)
 		mutex_unlock(&link->lock);
 		if (ret != -EAGAIN)
 			return ret;
-		if (wait_event_interruptible(link->wait,
+		if (wait_event_interruptible(link->wwait,
 					     READ_ONCE(link->events) != events))
 			return -ERESTARTSYS;
 	}

@@ -756,7 +756,7 @@ static void link_fsync_returns_once_acked(struct kunit *test)
 	memset(&fs, 0, sizeof(fs));
 	phyllo_file_stats(fa, &fs);
 	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 1U);
-	/* The pure ACK waits for ack_delay_ms: let it come. */
+	/* The ACK comes back (at once: nothing else would carry it). */
 	glue_pump_wait(a, b);
 	phyllo_file_stats(fa, &fs);
 	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 0U);
@@ -954,6 +954,119 @@ static void link_fsync_sleeps_until_acked(struct kunit *test)
 	glue_woken(test, &fs, 0);
 }
 
+/*
+ * The short path: the ACK for a unit that arrives in receive_buf is
+ * written by that same call (here the fifo, with a tty the tty as well),
+ * with no timer or work in between, when nothing is queued to carry it.
+ */
+static void link_receive_acks_in_the_same_call(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_stats st;
+	u32 before, done;
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	before = b->fifo_in;
+	glue_pump_one(a, b);		/* receive only: no kick, no time */
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_acks, 1U);
+	KUNIT_EXPECT_GT(test, b->fifo_in, before);
+	glue_pump_one(b, a);
+	glue_stats(a, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_retransmits, 0U);
+	mutex_lock(&a->lock);
+	done = phyllo_link_tx_done_locked(a);
+	mutex_unlock(&a->lock);
+	KUNIT_EXPECT_EQ(test, done, 1U);
+}
+
+static bool glue_has_deadline(struct phyllo_link *link)
+{
+	bool ret;
+
+	mutex_lock(&link->lock);
+	ret = phyllo_link_has_deadline_locked(link);
+	mutex_unlock(&link->lock);
+	return ret;
+}
+
+/* The hrtimer runs only for a deadline: none on an idle open session,
+ * none ever on a preset without timers.
+ */
+static void link_timer_only_with_a_deadline(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *m = glue_link(test, 2, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+
+	KUNIT_EXPECT_TRUE(test, glue_has_deadline(a));	/* SYN under way */
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_FALSE(test, glue_has_deadline(a));
+	KUNIT_EXPECT_FALSE(test, glue_has_deadline(b));
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	KUNIT_EXPECT_TRUE(test, glue_has_deadline(a));	/* its RTO */
+	glue_pump_wait(a, b);
+	KUNIT_EXPECT_FALSE(test, glue_has_deadline(a));
+	KUNIT_EXPECT_FALSE(test, glue_has_deadline(m));
+}
+
+struct glue_waker {
+	struct wait_queue_entry wq;
+	int woken;
+};
+
+static int glue_waker_fn(struct wait_queue_entry *wq, unsigned int mode,
+			 int sync, void *key)
+{
+	container_of(wq, struct glue_waker, wq)->woken++;
+	return 0;
+}
+
+/* Keyed wake-ups: a kick that changes nothing wakes nobody; a unit wakes
+ * only the readers of the file it reached; an ACK that retires a unit
+ * wakes the writers, not the readers.
+ */
+static void link_kick_wakes_only_changed_waiters(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_file *fb2 = glue_file(test, 2, b);
+	struct glue_waker ra = {}, wa = {}, rb = {}, rb2 = {};
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE,
+					   .type = 0x11 };
+
+	KUNIT_ASSERT_EQ(test, phyllo_file_subscribe(fb2, &sub), 0);
+	glue_pump_wait(a, b);
+	init_waitqueue_func_entry(&ra.wq, glue_waker_fn);
+	init_waitqueue_func_entry(&wa.wq, glue_waker_fn);
+	init_waitqueue_func_entry(&rb.wq, glue_waker_fn);
+	init_waitqueue_func_entry(&rb2.wq, glue_waker_fn);
+	add_wait_queue(&fa->rwait, &ra.wq);
+	add_wait_queue(&a->wwait, &wa.wq);
+	add_wait_queue(&fb->rwait, &rb.wq);
+	add_wait_queue(&fb2->rwait, &rb2.wq);
+	glue_kick(a);
+	glue_kick(b);
+	KUNIT_EXPECT_EQ(test, ra.woken + wa.woken + rb.woken + rb2.woken, 0);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 2), 2);
+	glue_pump_one(a, b);
+	KUNIT_EXPECT_EQ(test, rb.woken, 1);
+	KUNIT_EXPECT_EQ(test, rb2.woken, 0);	/* not its type */
+	glue_pump_one(b, a);			/* the ACK */
+	KUNIT_EXPECT_EQ(test, wa.woken, 1);
+	KUNIT_EXPECT_EQ(test, ra.woken, 0);
+	remove_wait_queue(&fa->rwait, &ra.wq);
+	remove_wait_queue(&a->wwait, &wa.wq);
+	remove_wait_queue(&fb->rwait, &rb.wq);
+	remove_wait_queue(&fb2->rwait, &rb2.wq);
+}
+
 static struct kunit_case link_cases[] = {
 	KUNIT_CASE(link_kill_wakes_blocked_reader_and_writer),
 	KUNIT_CASE(link_delivery_wakes_blocked_reader),
@@ -980,6 +1093,9 @@ static struct kunit_case link_cases[] = {
 	KUNIT_CASE(link_stats_carry_core_counters),
 	KUNIT_CASE(link_corrupted_frame_counts_crc),
 	KUNIT_CASE(link_file_release_frees_queued_units),
+	KUNIT_CASE(link_receive_acks_in_the_same_call),
+	KUNIT_CASE(link_timer_only_with_a_deadline),
+	KUNIT_CASE(link_kick_wakes_only_changed_waiters),
 	{}
 };
 

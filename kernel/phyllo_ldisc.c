@@ -187,7 +187,7 @@ static void phyllo_ldisc_write_wakeup(struct tty_struct *tty)
 	struct phyllo_link *link = tty->disc_data;
 
 	if (link)
-		schedule_work(&link->work);
+		phyllo_link_schedule(link);
 }
 
 static int phyllo_ldisc_ioctl(struct tty_struct *tty, unsigned int cmd,
@@ -246,13 +246,19 @@ static int __init phyllo_init(void)
 		       bad);
 		return -EINVAL;
 	}
-	ret = phyllo_chrdev_init();
+	ret = phyllo_link_wq_init();
 	if (ret)
 		return ret;
+	ret = phyllo_chrdev_init();
+	if (ret)
+		goto out_wq;
 	phyllo_ldisc.num = ldisc;
 	ret = tty_register_ldisc(&phyllo_ldisc);
-	if (ret)
-		phyllo_chrdev_exit();
+	if (!ret)
+		return 0;
+	phyllo_chrdev_exit();
+out_wq:
+	phyllo_link_wq_exit();
 	return ret;
 }
 
@@ -260,6 +266,7 @@ static void __exit phyllo_exit(void)
 {
 	tty_unregister_ldisc(&phyllo_ldisc);
 	phyllo_chrdev_exit();
+	phyllo_link_wq_exit();
 }
 
 module_init(phyllo_init);

@@ -3,6 +3,14 @@
  * phyllo_link.c - one protocol stack on one tty: bytes in, units out,
  * frames through a fifo to the tty, timers as hrtimer + work.
  *
+ * The short path: what a receive calls for (the ACK above all) is written
+ * by the poll at the end of that same receive_buf call, straight to the
+ * tty; only timers and write_wakeup go through the work, on the module's
+ * own high-priority workqueue. The hrtimer runs only while the reliable
+ * layer has a deadline (phyllo_arq_has_deadline()), with 1/8 of its
+ * delay as slack, so an idle link, and any link of a preset without
+ * timers, never wakes the CPU.
+ *
  * Contract (locking in phyllo_link.h):
  *  1. The stack's output sink only appends to the transmit fifo; the fifo
  *     goes to tty->ops->write from process context (receive path, writers,
@@ -20,6 +28,7 @@
  */
 #include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/tty_flip.h>
@@ -28,6 +37,20 @@
 
 #define CREATE_TRACE_POINTS
 #include "phyllo_events.h"
+
+/* The link work: timers and write wakeups of every link. */
+static struct workqueue_struct *phyllo_wq;
+
+int phyllo_link_wq_init(void)
+{
+	phyllo_wq = alloc_workqueue("phyllo", WQ_HIGHPRI, 0);
+	return phyllo_wq ? 0 : -ENOMEM;
+}
+
+void phyllo_link_wq_exit(void)
+{
+	destroy_workqueue(phyllo_wq);
+}
 
 int phyllo_trace_unit(const void *ctx)
 {
@@ -218,11 +241,17 @@ static void phyllo_link_work(struct work_struct *work)
 	mutex_unlock(&link->lock);
 }
 
+/* From write_wakeup and the timer: no I/O here, only the work. */
+void phyllo_link_schedule(struct phyllo_link *link)
+{
+	queue_work(phyllo_wq, &link->work);
+}
+
 static enum hrtimer_restart phyllo_link_timer(struct hrtimer *timer)
 {
 	struct phyllo_link *link = container_of(timer, struct phyllo_link, timer);
 
-	schedule_work(&link->work);
+	phyllo_link_schedule(link);
 	return HRTIMER_NORESTART;
 }
 
@@ -239,7 +268,7 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&link->ref);
 	mutex_init(&link->lock);
-	init_waitqueue_head(&link->wait);
+	init_waitqueue_head(&link->wwait);
 	INIT_LIST_HEAD(&link->files);
 	INIT_WORK(&link->work, phyllo_link_work);
 	hrtimer_setup(&link->timer, phyllo_link_timer, CLOCK_MONOTONIC,
@@ -297,11 +326,12 @@ void phyllo_link_kill(struct phyllo_link *link)
 	mutex_lock(&link->lock);
 	link->dead = true;
 	link->events++;
+	phyllo_files_wake_locked(link);
 	mutex_unlock(&link->lock);
 	/* Nothing re-arms the timer once dead is set under the lock. */
 	hrtimer_cancel(&link->timer);
 	cancel_work_sync(&link->work);
-	wake_up_interruptible_all(&link->wait);
+	wake_up_interruptible_all(&link->wwait);
 }
 
 /* A new session: every file is told, its reader in order. */
@@ -309,6 +339,7 @@ static void phyllo_link_reset_locked(struct phyllo_link *link)
 {
 	lockdep_assert_held(&link->lock);
 	link->reset_gen++;
+	link->wake_writers = true;
 	phyllo_files_reset_locked(link);
 }
 
@@ -381,7 +412,7 @@ static void phyllo_link_flush_locked(struct phyllo_link *link)
 }
 
 /* What the core says happened; a reset is reported to every file. */
-static void phyllo_link_events_locked(struct phyllo_link *link)
+static u8 phyllo_link_events_locked(struct phyllo_link *link)
 {
 	const struct phyllo_stats *st = &link->stack.stats;
 	u8 ev = phyllo_stack_take_events(&link->stack);
@@ -398,16 +429,57 @@ static void phyllo_link_events_locked(struct phyllo_link *link)
 		trace_phyllo_session(link->unit, false,
 				     link->session_base + st->sessions,
 				     link->lost_base + st->tx_reset_lost);
+	return ev;
+}
+
+/* Does the reliable layer have a deadline (timer running, frame owed)? */
+bool phyllo_link_has_deadline_locked(struct phyllo_link *link)
+{
+	lockdep_assert_held(&link->lock);
+	return link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	       phyllo_arq_has_deadline(&link->stack.arq);
+}
+
+/* The hrtimer for the next deadline, in next ms (slack 1/8), or none. */
+static void phyllo_link_arm_locked(struct phyllo_link *link, u16 next)
+{
+	u64 ns = (u64)max_t(u16, next, 1) * NSEC_PER_MSEC;
+
+	if (!link->tty || !phyllo_link_has_deadline_locked(link)) {
+		hrtimer_try_to_cancel(&link->timer);
+		return;
+	}
+	hrtimer_start_range_ns(&link->timer, ns_to_ktime(ns), ns >> 3,
+			       HRTIMER_MODE_REL);
+}
+
+/*
+ * Writers and fsync, only if what they wait for may have changed: the
+ * fifo drained (room to write, a file's frames gone), units retired
+ * (window room, fsync), a session opened or was reset.
+ */
+static void phyllo_link_wake_writers_locked(struct phyllo_link *link, u8 ev)
+{
+	if (!(ev & (PHYLLO_EV_ROOM | PHYLLO_EV_OPEN | PHYLLO_EV_RESET)) &&
+	    !link->wake_writers && link->fifo_out == link->fifo_woken)
+		return;
+	link->wake_writers = false;
+	link->fifo_woken = link->fifo_out;
+	link->events++;
+	wake_up_interruptible_poll(&link->wwait, EPOLLOUT | EPOLLWRNORM);
 }
 
 /*
  * After any stack activity: run the timers if the fifo has room, send,
- * note resets, re-arm the timer and wake every sleeper to re-check.
+ * note resets, arm the timer for the next deadline (if any) and wake the
+ * writers if their condition changed (readers are woken as units reach
+ * their queue).
  */
 void phyllo_link_kick_locked(struct phyllo_link *link)
 {
 	/* With the fifo backed up, write_wakeup brings the next kick. */
 	u16 next = 1000;
+	u8 ev;
 
 	lockdep_assert_held(&link->lock);
 	if (link->dead)
@@ -416,12 +488,9 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	if (kfifo_avail(&link->txfifo) >= PHYLLO_TX_RESERVE)
 		next = phyllo_stack_poll(&link->stack, phyllo_link_now(link));
 	phyllo_link_flush_locked(link);
-	phyllo_link_events_locked(link);
-	link->events++;
-	if (link->tty)
-		hrtimer_start(&link->timer, ms_to_ktime(max_t(u16, next, 1)),
-			      HRTIMER_MODE_REL);
-	wake_up_interruptible_all(&link->wait);
+	ev = phyllo_link_events_locked(link);
+	phyllo_link_arm_locked(link, next);
+	phyllo_link_wake_writers_locked(link, ev);
 }
 
 /*

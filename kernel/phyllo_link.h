@@ -10,10 +10,16 @@
  *
  * Locking: link->lock (a mutex) protects the stack, the transmit fifo, the
  * file list and every file's queue. All its users run in process context:
- * receive_buf (flip-buffer work), the link work (timer and write wakeup),
- * and the file operations. The hrtimer and write_wakeup only schedule the
- * link work. Sleepers wait on link->wait without the lock, for conditions
- * read with READ_ONCE, then retake the lock and check again.
+ * receive_buf (flip-buffer work), the link work (timer and write wakeup,
+ * on the module's own WQ_HIGHPRI workqueue) and the file operations. The
+ * hrtimer and write_wakeup only queue the link work; the hrtimer runs
+ * only while the reliable layer has a deadline. Sleepers wait without
+ * the lock, for conditions read with READ_ONCE, then retake the lock and
+ * check again, on one of two kinds of queue, woken only when their
+ * condition may have changed: a file's rwait (its readers and EPOLLIN),
+ * when a unit or a reset is queued to that file; the link's wwait
+ * (writers, fsync and EPOLLOUT), when the fifo drained, units were
+ * retired, a session opened or reset. Death wakes everyone.
  *
  * Teardown (ldisc close): unpublish the device, mark the link dead, stop
  * the timer and the work, forget the tty, drop the reference. Open files
@@ -67,7 +73,9 @@ struct phyllo_link {
 	u8 bounce[PHYLLO_WIRE_MAX];	/* fifo -> tty staging */
 	struct work_struct work;
 	struct hrtimer timer;
-	wait_queue_head_t wait;		/* readers, writers, fsync and poll */
+	wait_queue_head_t wwait;	/* writers, fsync and EPOLLOUT */
+	bool wake_writers;		/* a reset since wwait was last woken */
+	u32 fifo_woken;			/* fifo_out when wwait was last woken */
 	struct list_head files;
 	u32 nfiles;
 	u32 rxq_bytes;			/* units queued, each counted once */
@@ -81,7 +89,7 @@ struct phyllo_link {
 	u32 tx_total_base;		/* reliable units of earlier configurations */
 	u32 fifo_in;			/* bytes ever put in / taken from txfifo */
 	u32 fifo_out;
-	u32 events;			/* bumped at every kick, for fsync */
+	u32 events;			/* bumped at every wake of wwait, for fsync */
 #if IS_ENABLED(CONFIG_PHYLLO_KUNIT_TEST)
 	u32 test_fail_allocs;		/* KUnit: fail this many unit allocations */
 #endif
@@ -112,6 +120,7 @@ struct phyllo_file {
 	u32 rxq_units;
 	u32 rxq_bytes;
 	struct mutex read_lock;		/* one reader copies the head at a time */
+	wait_queue_head_t rwait;	/* its readers and EPOLLIN */
 	struct phyllo_subscription sub;
 	bool unreliable;		/* PHYLLO_SEND_UNRELIABLE */
 	bool take;			/* this delivery's copy (link->lock) */
@@ -137,6 +146,8 @@ struct phyllo_file {
 void phyllo_config_default(struct phyllo_link_config *cfg);
 
 /* phyllo_link.c */
+int phyllo_link_wq_init(void);
+void phyllo_link_wq_exit(void);
 int phyllo_err_to_errno(int err);
 u32 phyllo_now_ms(void);
 const char *phyllo_config_invalid(const struct phyllo_link_config *cfg);
@@ -152,7 +163,9 @@ int phyllo_link_configure(struct phyllo_link *link,
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count);
 void phyllo_link_termios(struct phyllo_link *link);
+void phyllo_link_schedule(struct phyllo_link *link);
 void phyllo_link_kick_locked(struct phyllo_link *link);
+bool phyllo_link_has_deadline_locked(struct phyllo_link *link);
 bool phyllo_link_room_locked(struct phyllo_link *link);
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable);
 int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
@@ -173,6 +186,8 @@ int phyllo_sub_check(const struct phyllo_subscription *sub);
 bool phyllo_files_deliver_locked(struct phyllo_link *link,
 				 const struct phyllo_unit *u, bool refusable);
 void phyllo_files_reset_locked(struct phyllo_link *link);
+/* the link died: every file's readers see it */
+void phyllo_files_wake_locked(struct phyllo_link *link);
 /* copy: copy_to_user in phyllo_chrdev.c, 0 or -EFAULT */
 ssize_t phyllo_file_read(struct phyllo_file *pf, size_t cap, bool nonblock,
 			 int (*copy)(void *ctx, const u8 *data, size_t len),

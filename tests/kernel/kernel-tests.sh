@@ -16,7 +16,8 @@
 #     rmmod refused while attached, fine after; an unprivileged attach
 #     refused;
 #  6. the phyllo trace events of a short lossy session, counted against
-#     the link's counters;
+#     the link's counters; an idle attached link (standard, minimal) whose
+#     timer expires not once in 10 s (timer:hrtimer_expire_entry);
 #  7. hostile peers (phyllo-hostile): a flood of CRC-valid session control,
 #     1 MiB without a delimiter, a unit flood while the only reader does
 #     not read: no amplification, no cut frame, memory within the bounds,
@@ -77,6 +78,16 @@ detach() {
 json() { grep -o "\"$2\":[0-9]*" "$1" | head -1 | cut -d: -f2; }
 # stat0 NAME: a counter of /dev/phyllo0 from sysfs
 stat0() { cat /sys/class/phyllo/phyllo0/statistics/$1; }
+# settle: until no frame of /dev/phyllo0 moves for half a second
+settle() {
+	prev=
+	now="$(stat0 rx_frames)/$(stat0 tx_frames)"
+	while [ "$prev" != "$now" ]; do
+		prev=$now
+		sleep 0.5
+		now="$(stat0 rx_frames)/$(stat0 tx_frames)"
+	done
+}
 
 step "module parameters: checked at load, read-only; only ldisc 29"
 # insmod_refused PARAMS MESSAGE: the load fails and the log says why
@@ -146,15 +157,8 @@ start_peer standard --drop 10 --corrupt 5 --seed 777
 attach
 kc echo /dev/phyllo0 300 >$tmp/trace-echo.json || fail "traced echo"
 # The peer stays (its hangup would take the link and its counters away):
-# wait until no frame moves for half a second, then events and counters
-# are both final.
-prev=
-now="$(stat0 rx_frames)/$(stat0 tx_frames)"
-while [ "$prev" != "$now" ]; do
-	prev=$now
-	sleep 0.5
-	now="$(stat0 rx_frames)/$(stat0 tx_frames)"
-done
+# wait until no frame moves, then events and counters are both final.
+settle
 echo 0 >$tr/tracing_on
 echo 0 >$tr/events/phyllo/enable
 cp $tr/trace $tmp/trace.txt
@@ -186,6 +190,34 @@ grep -m1 " phyllo_rx_frame: .* crc$" $tmp/trace.txt
 grep -m1 " phyllo_retransmit: " $tmp/trace.txt
 stop_peer
 detach
+
+# An idle attached link arms no timer: its hrtimer runs only while the
+# reliable layer has a deadline, and never on a preset without timers.
+# Counted with timer:hrtimer_expire_entry, whose text names the function.
+idle_wakeups() {	# PRESET CFG: the link's timer expiries in 10 idle s
+	start_peer "$1"
+	attach
+	echo "$2" >/sys/class/phyllo/phyllo0/config/preset || fail "preset $2"
+	kc echo /dev/phyllo0 20 >/dev/null || fail "$1: echo before idling"
+	settle
+	echo >$tr/trace
+	echo 1 >$tr/events/timer/hrtimer_expire_entry/enable
+	echo 1 >$tr/tracing_on
+	sleep 10
+	echo 0 >$tr/tracing_on
+	echo 0 >$tr/events/timer/hrtimer_expire_entry/enable
+	all=$(grep -c "hrtimer_expire_entry:" $tr/trace)
+	ours=$(grep "hrtimer_expire_entry:" $tr/trace | grep -c "function=phyllo_link_timer")
+	step "$1: idle 10 s: $ours wake-ups of the link's timer ($all hrtimer expiries in all)"
+	[ "$all" -gt 0 ] || fail "the trace saw no hrtimer expire at all (not even sleep's)"
+	[ "$ours" = 0 ] || fail "$1: an idle link's timer woke $ours times in 10 s"
+	stop_peer
+	detach
+}
+[ -e $tr/events/timer/hrtimer_expire_entry/enable ] || fail "no timer:hrtimer_expire_entry event"
+step "idle attached links: no timer wake-ups"
+idle_wakeups standard 2
+idle_wakeups minimal 0
 
 step "hangup with a blocked reader and writer"
 start_peer standard
