@@ -219,6 +219,40 @@ step "idle attached links: no timer wake-ups"
 idle_wakeups standard 2
 idle_wakeups minimal 0
 
+# libphyllo's system calls for a blocking phyllo_recv() on /dev/phyllo0
+# (phyllo sub), under strace -c: it reads only once poll said a unit is
+# there, so reads that find nothing (EAGAIN, strace's errors) stay at the
+# few of its start, however many messages come.
+if command -v strace >/dev/null; then
+	n_sub=50
+	start_peer standard
+	attach
+	strace -f -c -o $tmp/sub.strace "$phyllo" sub -d /dev/phyllo0 -n $n_sub -t 60 t \
+		>$tmp/sub.out &
+	sub=$!
+	# publish until the sub has its n_sub (those sent before it listened
+	# are not counted)
+	i=0
+	while kill -0 $sub 2>/dev/null; do
+		"$phyllo" pub -d /dev/phyllo0 t $i || fail "pub $i"
+		i=$((i + 1))
+		[ $i -le $((n_sub * 4)) ] || fail "phyllo sub got fewer than $n_sub of $i"
+	done
+	wait $sub || fail "phyllo sub of $n_sub messages"
+	# strace -c: % time, seconds, usecs/call, calls, errors, syscall
+	calls() { awk -v s="$1" '$NF == s { print ($4 ~ /^[0-9]+$/) ? $4 : 0 }' $tmp/sub.strace; }
+	errs() { awk -v s="$1" '$NF == s { print ($5 ~ /^[0-9]+$/) ? $5 : 0 }' $tmp/sub.strace; }
+	reads=$(calls read) eagain=$(errs read) polls=$(calls poll) ppolls=$(calls ppoll)
+	polls=$((${polls:-0} + ${ppolls:-0}))
+	step "libphyllo: $n_sub messages through a blocking phyllo_recv(): ${reads:-0} reads (${eagain:-0} found nothing), $polls polls"
+	[ "${eagain:-0}" -lt $((n_sub / 2)) ] ||
+		fail "phyllo_recv() read an empty /dev/phyllo0 ${eagain} times for $n_sub messages"
+	stop_peer
+	detach
+else
+	step "libphyllo system calls: no strace here, skipped"
+fi
+
 step "hangup with a blocked reader and writer"
 start_peer standard
 attach

@@ -176,8 +176,13 @@ int phyllo_lib_wait(struct phyllo *h, int64_t deadline_ms)
 
 		timeout = left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
 	}
-	if (poll(p, 2, timeout) < 0 && errno != EINTR)
-		return -errno;
+	if (poll(p, h->timer_fd >= 0 ? 2 : 1, timeout) < 0) {
+		if (errno != EINTR)
+			return -errno;
+		p[0].revents = 0;
+	}
+	if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+		h->k_readable = true;
 	return 0;
 }
 
@@ -345,7 +350,10 @@ int phyllo_mtu(const struct phyllo *h)
 
 int phyllo_dispatch(struct phyllo *h)
 {
-	int ret = h->t->service(h);
+	int ret;
+
+	h->k_readable = true;	/* the caller's poll, or none: read to see */
+	ret = h->t->service(h);
 
 	phyllo_lib_event_update(h);
 	return ret < 0 ? ret : (int)h->q_n;
@@ -573,21 +581,30 @@ static int lib_take(struct phyllo *h, struct phyllo_message *m)
 int phyllo_recv(struct phyllo *h, struct phyllo_message *m, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
+	/* the kernel file is read only when poll says so: poll once even
+	 * when the time is up */
+	bool polled = h->t->kind != PHYLLO_TRANSPORT_KERNEL;
 	int ret;
 
+	h->k_one = true;
 	for (;;) {
 		ret = h->t->service(h);
 		if (ret >= 0)
 			ret = lib_take(h, m);
 		phyllo_lib_event_update(h);
 		if (ret != -EAGAIN)
-			return ret;
-		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline)
-			return timeout_ms ? -ETIMEDOUT : -EAGAIN;
+			break;
+		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline && (polled || h->k_readable)) {
+			ret = timeout_ms ? -ETIMEDOUT : -EAGAIN;
+			break;
+		}
 		ret = phyllo_lib_wait(h, deadline);
+		polled = true;
 		if (ret)
-			return ret;
+			break;
 	}
+	h->k_one = false;
+	return ret;
 }
 
 int phyllo_request(struct phyllo *h, const char *topic, const void *doc, size_t len,

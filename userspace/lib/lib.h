@@ -65,6 +65,10 @@ struct phyllo {
 	struct lib_unit req_reply;
 	/* kernel transport */
 	bool k_unreliable;		/* the file's send mode */
+	bool k_readable;		/* no read found the file empty since
+					 * poll said it was readable */
+	bool k_one;			/* phyllo_recv(): one read(2) per unit,
+					 * poll(2) says when the next one is there */
 	/* tty transport */
 	struct phyllo_stack st;
 	uint8_t preset;

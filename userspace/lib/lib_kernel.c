@@ -6,6 +6,11 @@
  * kernel's own per-file queue and back-pressure stay in charge. The
  * kernel's receive filter is the one subscription when there is exactly
  * one, else everything (the library filters).
+ *
+ * A blocking phyllo_recv() reads only once poll(2) said the file is
+ * readable, and one unit per read: one message costs one poll and one
+ * read, never a read that finds nothing (k_one, k_readable). Other
+ * callers read until the file is empty, as the epoll set wants.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,21 +30,27 @@ static int k_service(struct phyllo *h)
 		phyllo_lib_io_events(h, EPOLLIN);
 	}
 	/* a request waits for its reply even past a full queue */
-	while (!h->hungup && (h->q_n < h->q_cap || h->req_active)) {
+	while (!h->hungup && h->k_readable && (h->q_n < h->q_cap || h->req_active)) {
 		ssize_t n = read(h->io_fd, unit, sizeof(unit));
 
 		if (n > 0) {
 			if (phyllo_lib_ingest(h, unit, (uint16_t)n))
 				h->q_drops++;
+			if (h->k_one && h->q_n)
+				h->k_readable = false;	/* poll before the next read */
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			h->k_readable = false;
 			break;
+		}
 		if (n < 0 && errno == ECONNRESET) {
 			h->reset_pending = true;
 			h->resets++;
+			if (h->k_one)
+				h->k_readable = false;
 			continue;
 		}
 		/* 0: hung up or detached; any other error ends the link too */
@@ -166,5 +177,6 @@ const struct lib_transport phyllo_lib_kernel_transport = {
 int phyllo_lib_kernel_init(struct phyllo *h)
 {
 	h->t = &phyllo_lib_kernel_transport;
+	h->k_readable = true;	/* until a read finds it empty */
 	return k_filter(h, false);
 }
