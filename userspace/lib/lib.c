@@ -413,7 +413,13 @@ int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 		if (ret)
 			break;
 	}
-	if (ret == -EAGAIN) {
+	/*
+	 * /dev/phylloN polls writable when its window has room. A tty's
+	 * window opens with bytes in, which wake the handle already; its
+	 * POLLOUT says only that the tty takes bytes (nearly always), and a
+	 * caller retrying at each wake-up would spin.
+	 */
+	if (ret == -EAGAIN && h->t->kind == PHYLLO_TRANSPORT_KERNEL) {
 		h->want_out = true;
 		phyllo_lib_io_events(h, EPOLLIN | EPOLLOUT);
 	}

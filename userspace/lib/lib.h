@@ -48,7 +48,7 @@ struct phyllo {
 	int io_fd, ep_fd, timer_fd, event_fd;
 	uint32_t ep_events;		/* io_fd's events in the epoll set */
 	bool event_set;			/* event_fd is readable */
-	bool want_out;			/* a send met a full window or buffer */
+	bool want_out;			/* /dev/phylloN: a send met a full window */
 	unsigned int flags;		/* PHYLLO_OPEN_* */
 	/* what the application gets */
 	struct lib_unit *q;

@@ -99,6 +99,9 @@ static int t_flush(struct phyllo *h)
 		memmove(h->tx, h->tx + w, h->txlen - (size_t)w);
 		h->txlen -= (size_t)w;
 	}
+	/* writable matters only while bytes wait for the tty */
+	if (!h->hungup)
+		phyllo_lib_io_events(h, EPOLLIN | (h->txlen ? EPOLLOUT : 0));
 	return 0;
 }
 
@@ -210,9 +213,6 @@ static int t_service(struct phyllo *h)
 	t_flush(h);
 	t_arm(h, next);
 	phyllo_lib_report(h);
-	if (!h->hungup)
-		phyllo_lib_io_events(h, EPOLLIN | (h->txlen || h->want_out ? EPOLLOUT : 0));
-	h->want_out = false;
 	return 0;
 }
 

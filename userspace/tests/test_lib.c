@@ -240,6 +240,20 @@ static void lib_nonblocking_send_says_eagain(void)
 		;
 	PTEST_EXPECT_EQ(ret, -EAGAIN);
 	PTEST_EXPECT_EQ(i, 4);
+	/*
+	 * A full window opens only with bytes from the far end (or a
+	 * timer): the handle's fd must not wake for a stream that is merely
+	 * writable, or a caller retrying on every wake-up spins. b never
+	 * runs, so nothing is due but a's retransmission timer.
+	 */
+	for (i = 0, ret = 0; i < 20; i++) {
+		struct pollfd p = { .fd = phyllo_fd(a), .events = POLLIN };
+
+		PTEST_EXPECT_EQ(phyllo_publish_json(a, "t", "1", 0), -EAGAIN);
+		phyllo_dispatch(a);
+		ret += poll(&p, 1, 0);
+	}
+	PTEST_EXPECT(ret < 10);
 	PTEST_EXPECT_EQ(phyllo_flush(a, 0), -ETIMEDOUT);
 	phyllo_close(b);
 	phyllo_close(a);
