@@ -19,12 +19,13 @@
 #define PHYLLO_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/workqueue.h>
 
 /*
  * 6.6 changed the ldisc receive hooks to u8 flags and a size_t count; the
  * flags keep their TTY_NORMAL... values, so the glue only casts them.
- * PHYLLO_OLD_TTY_HOOKS and PHYLLO_NO_HRTIMER_SETUP come from probing the
- * kernel's headers (phyllo_compat.mk).
+ * PHYLLO_OLD_TTY_HOOKS, PHYLLO_NO_HRTIMER_SETUP and PHYLLO_NO_WQ_PERCPU
+ * come from probing the kernel's headers (phyllo_compat.mk).
  */
 #ifdef PHYLLO_OLD_TTY_HOOKS
 #define PHYLLO_TTY_FLAG		char
@@ -44,6 +45,14 @@ hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = function;
 }
+#endif
+
+/*
+ * WQ_PERCPU names what a workqueue without WQ_UNBOUND always was: bound to
+ * the CPU that queues the work. Newer kernels warn when neither is given.
+ */
+#ifdef PHYLLO_NO_WQ_PERCPU
+#define WQ_PERCPU 0
 #endif
 
 #endif /* PHYLLO_COMPAT_H */

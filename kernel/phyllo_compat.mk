@@ -14,3 +14,8 @@ endif
 ifeq ($(shell grep -qs 'const u8 \*fp' $(phyllo_khdr)/tty_ldisc.h && echo y),)
 ccflags-y += -DPHYLLO_OLD_TTY_HOOKS
 endif
+# Kernels after 6.12 added WQ_PERCPU; unstable's 7.2 warns at a workqueue
+# that says neither it nor WQ_UNBOUND.
+ifeq ($(shell grep -qsw WQ_PERCPU $(phyllo_khdr)/workqueue.h && echo y),)
+ccflags-y += -DPHYLLO_NO_WQ_PERCPU
+endif

@@ -43,7 +43,7 @@ static struct workqueue_struct *phyllo_wq;
 
 int phyllo_link_wq_init(void)
 {
-	phyllo_wq = alloc_workqueue("phyllo", WQ_HIGHPRI, 0);
+	phyllo_wq = alloc_workqueue("phyllo", WQ_HIGHPRI | WQ_PERCPU, 0);
 	return phyllo_wq ? 0 : -ENOMEM;
 }
 
