@@ -49,17 +49,4 @@ struct phyllo_stats {
 
 #define PHYLLO_STATS_FIELDS (sizeof(struct phyllo_stats) / sizeof(uint32_t))
 
-/*
- * The counters' names, in struct order, for glues that show them (sysfs,
- * `phyllo stats`): X(name) for each. The core itself has no strings; a glue
- * stringifies. Keep in step with the struct (the glues assert the count).
- */
-#define PHYLLO_STATS_LIST(X) \
-	X(rx_bytes) X(rx_frames) X(rx_units) X(rx_overflow) X(rx_framing) \
-	X(rx_length) X(rx_crc) X(rx_type) X(rx_flags) X(rx_seq) X(rx_dup) \
-	X(rx_ack_stale) X(rx_nosession) X(rx_hold) X(rx_naks) X(tx_units) \
-	X(tx_frames) X(tx_bytes) X(tx_retransmits) X(tx_timeouts) X(tx_acks) \
-	X(tx_naks) X(tx_reset_lost) X(sessions) X(peer_resets) X(rtt_ms) X(rto_ms) \
-	X(rx_ctrl_stale)
-
 #endif /* PHYLLO_STATS_H */

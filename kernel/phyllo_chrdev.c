@@ -236,11 +236,19 @@ static ssize_t phyllo_stat_show(struct device *dev,
 #define PHYLLO_STAT(f) { __ATTR(f, 0444, phyllo_stat_show, NULL), \
 			 (void *)offsetof(struct phyllo_link_stats, f) }
 
-#define PHYLLO_STAT_ITEM(f) PHYLLO_STAT(f),
-
-/* The core's counters (its list, in struct order), then the glue's. */
+/* The core's counters (struct phyllo_stats), then the glue's. */
 static struct dev_ext_attribute phyllo_stat_attrs[] = {
-	PHYLLO_STATS_LIST(PHYLLO_STAT_ITEM)
+	PHYLLO_STAT(rx_bytes), PHYLLO_STAT(rx_frames), PHYLLO_STAT(rx_units),
+	PHYLLO_STAT(rx_overflow), PHYLLO_STAT(rx_framing),
+	PHYLLO_STAT(rx_length), PHYLLO_STAT(rx_crc), PHYLLO_STAT(rx_type),
+	PHYLLO_STAT(rx_flags), PHYLLO_STAT(rx_seq), PHYLLO_STAT(rx_dup),
+	PHYLLO_STAT(rx_ack_stale), PHYLLO_STAT(rx_nosession),
+	PHYLLO_STAT(rx_hold), PHYLLO_STAT(rx_naks), PHYLLO_STAT(tx_units),
+	PHYLLO_STAT(tx_frames), PHYLLO_STAT(tx_bytes),
+	PHYLLO_STAT(tx_retransmits), PHYLLO_STAT(tx_timeouts),
+	PHYLLO_STAT(tx_acks), PHYLLO_STAT(tx_naks), PHYLLO_STAT(tx_reset_lost),
+	PHYLLO_STAT(sessions), PHYLLO_STAT(peer_resets), PHYLLO_STAT(rtt_ms),
+	PHYLLO_STAT(rto_ms), PHYLLO_STAT(rx_ctrl_stale),
 	PHYLLO_STAT(rx_tty_errors), PHYLLO_STAT(rx_queue_drops),
 	PHYLLO_STAT(rx_unclaimed), PHYLLO_STAT(tx_overruns),
 };

@@ -48,6 +48,8 @@ const char *util_phyllo_strerror(int err)
 	return names[-err];
 }
 
+#include "lib/stats_list.h"
+
 #define UTIL_STAT_NAME(f) #f,
 const char *const util_stats_names[] = { PHYLLO_STATS_LIST(UTIL_STAT_NAME) };
 const unsigned int util_stats_count = sizeof(util_stats_names) / sizeof(util_stats_names[0]);

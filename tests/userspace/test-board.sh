@@ -98,7 +98,7 @@ run "6: a stats reply printed by name" '^rx_framing  *39$' \
 run "6: and in JSON beside the array" '"value":\[131,6,3,0,39\],"counters":{.*"rx_framing":39}' \
 	"$bin" pub --tty "$b" --reply -j stats '[131,6,3,0,39]'
 n=$(python3 -c 'import re,sys; print(len(re.findall(r"X\((\w+)\)", open(sys.argv[1]).read().split("PHYLLO_STATS_LIST(X)")[1])))' \
-	"$here/../../core/phyllo_stats.h")
+	"$here/../../userspace/lib/stats_list.h")
 run "6: a newer firmware's extra counter is shown too" "^counter_$n  *7$" \
 	"$bin" pub --tty "$b" --reply stats "[$(seq -s, 1 "$n"),7]"
 run "6: stats --tty says whose counters they are" "this command's own session" \

@@ -105,7 +105,7 @@ def check_synopsis(binary, man):
 
 
 def check_counters(repo, man):
-    stats_h = open(f"{repo}/core/phyllo_stats.h").read()
+    stats_h = open(f"{repo}/userspace/lib/stats_list.h").read()
     lst = stats_h.split("#define PHYLLO_STATS_LIST(X)", 1)[1].split("\n#endif", 1)[0]
     names = re.findall(r"X\((\w+)\)", lst)
     lib_c = open(f"{repo}/userspace/lib/lib.c").read()

@@ -678,6 +678,8 @@ int phyllo_stats(struct phyllo *h, uint32_t *v, unsigned int max)
 	return (int)n;
 }
 
+#include "stats_list.h"
+
 #define LIB_STAT_NAME(f) #f,
 static const char *const lib_stat_names[] = {
 	PHYLLO_STATS_LIST(LIB_STAT_NAME)
