@@ -229,18 +229,6 @@ uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n)
 }
 #endif
 
-uint32_t phyllo_crc_update_bitwise(uint32_t crc, const uint8_t *p, uint16_t n)
-{
-	uint8_t bit;
-
-	while (n--) {
-		crc ^= *p++;
-		for (bit = 0; bit < 8; bit++)
-			crc = (crc & 1) ? (crc >> 1) ^ PHYLLO_CRC_POLY_REFLECTED : crc >> 1;
-	}
-	return crc;
-}
-
 uint32_t phyllo_crc32(const uint8_t *p, uint16_t n)
 {
 	return phyllo_crc_update(PHYLLO_CRC_INIT, p, n) ^ PHYLLO_CRC_XOROUT;

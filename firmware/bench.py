@@ -90,11 +90,11 @@ LAYERS = (
     ("UART (interrupts, rings, write)", ("uart.c", "uart_ring.h", "mega0_usart.c")),
     ("clock tick", ("clock.c",)),
     ("main loop (sleep test, feed)", ("main.c", "main_loop.h")),
-    ("COBS", ("phyllo_cobs.c",)),
-    ("CRC-32", ("phyllo_crc.c",)),
+    ("COBS", ("phyllo_cobs.c", "phyllo_cobs_buf.c")),
+    ("CRC-32", ("phyllo_crc.c", "phyllo_crc_bitwise.c")),
     ("reliable (ARQ)", ("phyllo_arq.c",)),
     ("datagram + stack glue", ("phyllo_stack.c", "phyllo_datagram.c", "phyllo_chunk.c")),
-    ("pub-sub + node", ("phyllo_pubsub.c", "phyllo_node.c")),
+    ("pub-sub + node", ("phyllo_pubsub.c", "phyllo_doc.c", "phyllo_node.c")),
     ("MessagePack", ("phyllo_msgpack.c",)),
 )
 LIBC = ("memcpy", "memchr", "memcmp", "memcmp_P", "memset", "memmove", "strlen")
