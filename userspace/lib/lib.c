@@ -222,7 +222,7 @@ static struct phyllo *lib_alloc(const struct phyllo_options *o)
 }
 
 /* Attach the handle to its fd and transport. Takes fd (closed on failure). */
-static int lib_start(struct phyllo **out, int fd, bool kernel, bool is_tty,
+int phyllo_lib_start(struct phyllo **out, int fd, bool kernel, bool is_tty,
 		     const struct phyllo_options *o)
 {
 	struct phyllo *h = lib_alloc(o);
@@ -282,16 +282,16 @@ int phyllo_open(struct phyllo **h, const char *path, const struct phyllo_options
 		/* the discipline runs the protocol there already: use its device */
 		kfd = lib_ldisc_unit_fd(fd);
 		if (kfd < 0)
-			return lib_start(h, fd, false, true, o);
+			return phyllo_lib_start(h, fd, false, true, o);
 		close(fd);
-		return lib_start(h, kfd, true, false, o);
+		return phyllo_lib_start(h, kfd, true, false, o);
 	}
 	if (o->transport == PHYLLO_TRANSPORT_TTY ||
 	    ioctl(fd, PHYLLO_IOC_GET_STATE, &ls) != 0) {
 		close(fd);
 		return -ENOTTY;
 	}
-	return lib_start(h, fd, true, false, o);
+	return phyllo_lib_start(h, fd, true, false, o);
 }
 
 int phyllo_open_fd(struct phyllo **h, int fd, const struct phyllo_options *o)
@@ -306,7 +306,7 @@ int phyllo_open_fd(struct phyllo **h, int fd, const struct phyllo_options *o)
 	}
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) || fcntl(fd, F_SETFD, FD_CLOEXEC))
 		return -errno;
-	return lib_start(h, fd, false, isatty(fd), o);
+	return phyllo_lib_start(h, fd, false, isatty(fd), o);
 }
 
 void phyllo_close(struct phyllo *h)
@@ -587,12 +587,13 @@ static int lib_take(struct phyllo *h, struct phyllo_message *m)
 int phyllo_recv(struct phyllo *h, struct phyllo_message *m, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
-	/* the kernel file is read only when poll says so: poll once even
-	 * when the time is up */
+	/* the kernel file is read only when poll says so or a read found
+	 * it empty (lib_kernel.c): poll once even when the time is up */
 	bool polled = h->t->kind != PHYLLO_TRANSPORT_KERNEL;
 	int ret;
 
-	h->k_one = true;
+	if (!polled)
+		phyllo_lib_kernel_recv_start(h);
 	for (;;) {
 		ret = h->t->service(h);
 		if (ret >= 0)
@@ -600,7 +601,8 @@ int phyllo_recv(struct phyllo *h, struct phyllo_message *m, int timeout_ms)
 		phyllo_lib_event_update(h);
 		if (ret != -EAGAIN)
 			break;
-		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline && (polled || h->k_readable)) {
+		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline &&
+		    (polled || h->k_readable || h->k_empty)) {
 			ret = timeout_ms ? -ETIMEDOUT : -EAGAIN;
 			break;
 		}

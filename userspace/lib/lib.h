@@ -67,8 +67,12 @@ struct phyllo {
 	bool k_unreliable;		/* the file's send mode */
 	bool k_readable;		/* no read found the file empty since
 					 * poll said it was readable */
-	bool k_one;			/* phyllo_recv(): one read(2) per unit,
-					 * poll(2) says when the next one is there */
+	bool k_one;			/* phyllo_recv(): one read(2) per unit */
+	/* phyllo_recv(): read first or poll first (lib_kernel.c) */
+	bool k_ahead;			/* the last read tried first found a unit */
+	bool k_trying;			/* this call reads before it polls */
+	bool k_empty;			/* a read in this call found nothing */
+	uint8_t k_skip, k_backoff;	/* calls that poll first before the next try */
 	/* tty transport */
 	struct phyllo_stack st;
 	uint8_t preset;
@@ -111,7 +115,15 @@ void phyllo_lib_io_events(struct phyllo *h, uint32_t events);
 int phyllo_lib_wait(struct phyllo *h, int64_t deadline_ms);
 int64_t phyllo_lib_now_ms(void);
 
+/* A handle on fd (taken; closed on failure), on the kernel transport or
+ * the tty one. The tests start the kernel transport on a socket that
+ * reads one unit a read, as /dev/phylloN does. */
+int phyllo_lib_start(struct phyllo **out, int fd, bool kernel, bool is_tty,
+		     const struct phyllo_options *o);
 int phyllo_lib_kernel_init(struct phyllo *h);
+/* A blocking phyllo_recv() on the kernel transport begins: one read per
+ * unit, and whether to read before poll says a unit is there. */
+void phyllo_lib_kernel_recv_start(struct phyllo *h);
 int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty);
 
 /* The speeds the serial driver takes: the termios constant of one (0: not

@@ -7,10 +7,21 @@
  * kernel's receive filter is the one subscription when there is exactly
  * one, else everything (the library filters).
  *
- * A blocking phyllo_recv() reads only once poll(2) said the file is
- * readable, and one unit per read: one message costs one poll and one
- * read, never a read that finds nothing (k_one, k_readable). Other
- * callers read until the file is empty, as the epoll set wants.
+ * A blocking phyllo_recv() reads one unit per read (k_one). Whether it
+ * reads before poll(2) says a unit is there is learnt from what the last
+ * such read found (phyllo_lib_kernel_recv_start(), k_tried()):
+ *  - units that queue up faster than the application takes them are
+ *    read first, one read a unit and no poll;
+ *  - units that come one at a time after the application asked are
+ *    polled for first, one poll and one read each: a read first would
+ *    find nothing;
+ *  - a read first that found nothing means poll first for the next
+ *    k_backoff calls, then try again; each try that finds nothing
+ *    doubles k_backoff (up to K_BACKOFF_MAX), and the end of a run of
+ *    units found at once sets it to 1, so a slow stream costs about one
+ *    empty read in K_BACKOFF_MAX units and a stream that speeds up is
+ *    read first again soon.
+ * Other callers read until the file is empty, as the epoll set wants.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,6 +31,38 @@
 #include <unistd.h>
 #include "lib.h"
 #include "phyllo.h"
+
+#define K_BACKOFF_FIRST 4	/* a new handle: as after a few empty tries */
+#define K_BACKOFF_MAX 64
+
+void phyllo_lib_kernel_recv_start(struct phyllo *h)
+{
+	h->k_one = true;
+	h->k_empty = false;
+	h->k_trying = false;
+	if (h->q_n)
+		return;
+	if (!h->k_readable && !h->k_ahead && h->k_skip) {
+		h->k_skip--;
+		return;
+	}
+	h->k_readable = true;
+	h->k_trying = true;
+}
+
+/* What the read tried before any poll found: a unit, or nothing. */
+static void k_tried(struct phyllo *h, bool found)
+{
+	if (!h->k_trying)
+		return;
+	h->k_trying = false;
+	if (!found) {
+		h->k_backoff = h->k_ahead ? 1 :
+			       h->k_backoff < K_BACKOFF_MAX / 2 ? h->k_backoff * 2 : K_BACKOFF_MAX;
+		h->k_skip = h->k_backoff;
+	}
+	h->k_ahead = found;
+}
 
 static int k_service(struct phyllo *h)
 {
@@ -36,19 +79,23 @@ static int k_service(struct phyllo *h)
 		if (n > 0) {
 			if (phyllo_lib_ingest(h, unit, (uint16_t)n))
 				h->q_drops++;
+			k_tried(h, true);
 			if (h->k_one && h->q_n)
-				h->k_readable = false;	/* poll before the next read */
+				h->k_readable = false;	/* the next call decides */
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
+			k_tried(h, false);
 			h->k_readable = false;
+			h->k_empty = true;
 			break;
 		}
 		if (n < 0 && errno == ECONNRESET) {
 			h->reset_pending = true;
 			h->resets++;
+			k_tried(h, true);
 			if (h->k_one)
 				h->k_readable = false;
 			continue;
@@ -178,5 +225,6 @@ int phyllo_lib_kernel_init(struct phyllo *h)
 {
 	h->t = &phyllo_lib_kernel_transport;
 	h->k_readable = true;	/* until a read finds it empty */
+	h->k_backoff = K_BACKOFF_FIRST;
 	return k_filter(h, false);
 }

@@ -7,6 +7,9 @@
  * raw units, request/reply, the pollable fd, non-blocking sends,
  * back-pressure through a small queue, a session reset and a hang-up
  * reported, files that are no tty refused, the JSON helpers, counters.
+ * The kernel transport's system calls are counted on a stand-in for
+ * /dev/phylloN: a SOCK_SEQPACKET socket (one read, one unit), whose
+ * read(2), poll(2) and ioctl(2) this file wraps.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,14 +20,105 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "ptest.h"
 #include "libphyllo.h"
+#include "lib.h"
+#include "phyllo.h"
 
 #define WAIT_MS 5000
 
 static int fds[2];
+
+/*
+ * The stand-in /dev/phylloN (fake_fd) and what was asked of it. These
+ * wrappers replace libc's for the whole program and pass every other fd
+ * straight to the kernel.
+ */
+static int fake_fd = -1;
+static unsigned int fake_reads, fake_empty, fake_polls;
+
+static bool is_fake(int fd)
+{
+	return fd >= 0 && fd == __atomic_load_n(&fake_fd, __ATOMIC_SEQ_CST);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	ssize_t r = syscall(SYS_read, fd, buf, n);
+	int err = errno;
+
+	if (is_fake(fd)) {
+		__atomic_add_fetch(&fake_reads, 1, __ATOMIC_SEQ_CST);
+		if (r < 0 && err == EAGAIN)
+			__atomic_add_fetch(&fake_empty, 1, __ATOMIC_SEQ_CST);
+	}
+	errno = err;
+	return r;
+}
+
+int poll(struct pollfd *p, nfds_t n, int timeout)
+{
+	struct timespec ts = { .tv_sec = timeout / 1000, .tv_nsec = (timeout % 1000) * 1000000L };
+
+	for (nfds_t i = 0; i < n; i++)
+		if (is_fake(p[i].fd))
+			__atomic_add_fetch(&fake_polls, 1, __ATOMIC_SEQ_CST);
+	return (int)syscall(SYS_ppoll, p, n, timeout < 0 ? NULL : &ts, NULL, 8);
+}
+
+/* The kernel transport's ioctls: its filter is taken, the rest is none. */
+int ioctl(int fd, unsigned long req, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (is_fake(fd) && req == PHYLLO_IOC_SUBSCRIBE)
+		return 0;
+	if (is_fake(fd)) {
+		errno = ENOTTY;
+		return -1;
+	}
+	return (int)syscall(SYS_ioctl, fd, req, arg);
+}
+
+/* A kernel-transport handle on the stand-in; dev: the "kernel" end. */
+static struct phyllo *fake_open(int *dev)
+{
+	struct phyllo_options o;
+	struct phyllo *h = NULL;
+	int sp[2];
+
+	phyllo_options_init(&o);
+	PTEST_EXPECT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sp), 0);
+	__atomic_store_n(&fake_fd, sp[0], __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fake_reads, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fake_empty, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fake_polls, 0, __ATOMIC_SEQ_CST);
+	PTEST_EXPECT_EQ(phyllo_lib_start(&h, sp[0], true, false, &o), 0);
+	*dev = sp[1];
+	return h;
+}
+
+static void fake_close(struct phyllo *h, int dev)
+{
+	phyllo_close(h);
+	__atomic_store_n(&fake_fd, -1, __ATOMIC_SEQ_CST);
+	close(dev);
+}
+
+static void fake_unit(int dev, unsigned int i)
+{
+	uint8_t unit[2] = { 0x10, (uint8_t)i };
+
+	PTEST_EXPECT_EQ(write(dev, unit, sizeof(unit)), (ssize_t)sizeof(unit));
+}
 
 /* Two handles on a new socketpair, both sessions open. */
 static void pair(struct phyllo **a, struct phyllo **b, const struct phyllo_options *ob)
@@ -382,6 +476,72 @@ static void lib_json_helpers_keep_integers_and_reals_apart(void)
 	PTEST_EXPECT(!strcmp(phyllo_version(), PHYLLO_VERSION));
 }
 
+/* Units queued before they are asked for: a read each, no poll. */
+static void lib_recv_reads_a_backlog_without_polls(void)
+{
+	enum { N = 32 };
+	struct phyllo_message m;
+	int dev;
+	struct phyllo *h = fake_open(&dev);
+
+	for (unsigned int i = 0; i < N; i++)
+		fake_unit(dev, i);
+	for (unsigned int i = 0; i < N; i++) {
+		PTEST_EXPECT_EQ(phyllo_recv(h, &m, WAIT_MS), 0);
+		PTEST_EXPECT_EQ(m.data[0], i);
+	}
+	PTEST_LOG("kernel transport, %d queued units: %u reads (%u empty), %u polls\n", N,
+		  fake_reads, fake_empty, fake_polls);
+	PTEST_EXPECT_EQ(fake_reads, N);
+	PTEST_EXPECT_EQ(fake_empty, 0);
+	PTEST_EXPECT(fake_polls <= 1);
+	fake_close(h, dev);
+}
+
+struct spaced {
+	int dev;
+	unsigned int n;
+};
+
+/* Each unit only once the reader waits in poll for it. */
+static void *spaced_writer(void *arg)
+{
+	struct spaced *sp = arg;
+
+	for (unsigned int i = 0; i < sp->n; i++) {
+		for (int t = 0; t < WAIT_MS * 10 &&
+				__atomic_load_n(&fake_polls, __ATOMIC_SEQ_CST) <= i; t++)
+			usleep(100);
+		fake_unit(sp->dev, i);
+	}
+	return NULL;
+}
+
+/* Units that come one at a time after they were asked for: a poll and a
+ * read each; the reads that find nothing stay few (b3d7324's strace of
+ * phyllo sub in test-kernel: 153 reads, 101 empty, before it). */
+static void lib_recv_polls_for_spaced_units(void)
+{
+	enum { N = 50 };
+	struct phyllo_message m;
+	struct spaced sp = { .n = N };
+	pthread_t t;
+	struct phyllo *h = fake_open(&sp.dev);
+
+	PTEST_EXPECT_EQ(pthread_create(&t, NULL, spaced_writer, &sp), 0);
+	for (unsigned int i = 0; i < N; i++) {
+		PTEST_EXPECT_EQ(phyllo_recv(h, &m, WAIT_MS), 0);
+		PTEST_EXPECT_EQ(m.data[0], i);
+	}
+	pthread_join(t, NULL);
+	PTEST_LOG("kernel transport, %d spaced units: %u reads (%u empty), %u polls\n", N,
+		  fake_reads, fake_empty, fake_polls);
+	PTEST_EXPECT_EQ(fake_polls, N);
+	PTEST_EXPECT(fake_empty <= N / 10);
+	PTEST_EXPECT_EQ(fake_reads, N + fake_empty);
+	fake_close(h, sp.dev);
+}
+
 static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_publish_reaches_subscriber),
 	PTEST_CASE(lib_subscriptions_filter_by_topic_and_type),
@@ -393,6 +553,8 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_reset_and_hangup_are_reported),
 	PTEST_CASE(lib_open_refuses_what_is_no_tty),
 	PTEST_CASE(lib_json_helpers_keep_integers_and_reals_apart),
+	PTEST_CASE(lib_recv_reads_a_backlog_without_polls),
+	PTEST_CASE(lib_recv_polls_for_spaced_units),
 };
 
 PTEST_SUITE(phyllo_suite_lib, "phyllo_lib", lib_cases);
