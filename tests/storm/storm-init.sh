@@ -3,9 +3,10 @@
 # /init of the make test-storm guest. Mounts the basics and debugfs, sets
 # kmemleak's boot-time suspects aside, loads phyllo.ko, starts the echo
 # link (phyllo peer --echo on a pty, ldattach 29 on its slave), runs the
-# storm (storm.iter=, storm.seed= and storm.failslab= from the kernel
-# command line; with failslab, the kmalloc caches must carry slub_debug's
-# failslab flag), then
+# storm (storm.iter=, storm.seed=, storm.failslab= and storm.failpage=
+# from the kernel command line; with failslab, the kmalloc caches must
+# carry slub_debug's failslab flag; with failpage, fail_page_alloc must be
+# in debugfs), then
 # checks: the storm passed, the module is gone, kmemleak finds nothing
 # after two scans, dmesg holds no report (storm-check.sh). The last line
 # is "STORM-RESULT: PASS" or "STORM-RESULT: FAIL: why"; then it reboots,
@@ -21,6 +22,7 @@ arg() { sed -n "s/.*storm\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 iter=$(arg iter)
 seed=$(arg seed)
 failslab=$(arg failslab)
+failpage=$(arg failpage)
 km=/sys/kernel/debug/kmemleak
 why=""
 result() {
@@ -57,9 +59,12 @@ if [ "${failslab:-0}" != 0 ] &&
 	[ "$(cat /sys/kernel/slab/kmalloc-64/failslab)" != 1 ]; then
 	why="$why kmalloc-caches-not-failslab"
 fi
+if [ "${failpage:-0}" != 0 ] && [ ! -d /sys/kernel/debug/fail_page_alloc ]; then
+	why="$why no-fail_page_alloc"
+fi
 if [ -z "$why" ]; then
 	storm --echo /tmp/echo0 --iter "${iter:-3000}" --seed "${seed:-1}" \
-		--failslab "${failslab:-0}" || why="$why storm"
+		--failslab "${failslab:-0}" --failpage "${failpage:-0}" || why="$why storm"
 fi
 kill $lda $peer 2>/dev/null
 wait

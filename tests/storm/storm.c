@@ -43,6 +43,20 @@
  *     make-it-fail, re-marked every 20 ms), sleeping ones included. ENOMEM
  *     is then an allowed errno of every call; the injected failures are
  *     counted from fail_slab's `times`.
+ *  9. --failpage PCT: fail_page_alloc fails PCT % of the page allocations
+ *     of order 2 and up (min-order 2: the link's 16 KiB transmit fifo, any
+ *     kmalloc above 8 KiB, a slab's first try at a high order) made by
+ *     the same marked tasks, sleeping ones included, user (highmem) pages
+ *     left alone. An attach made marked holds a lock across TIOCSETD, so
+ *     no two such attaches overlap, and counts fail_page_alloc's `times`
+ *     around it: an ENOMEM attach during which it moved is counted as
+ *     failed for a page allocation.
+ * 10. Before the storm (with --failslab or --failpage), an attach of a new
+ *     pty by this thread alone is repeated with the 1st, 2nd, 3rd, ...
+ *     allocation it makes failed (fail-nth), one at a time, until it makes
+ *     no more: each must end in ENOMEM or be survived; with --failpage at
+ *     least one of them must be a page allocation that made the attach
+ *     fail (the fifo's failure path). kmemleak checks what they left.
  * Kernel reports (KASAN, lockdep, ...) are checked by the caller in dmesg.
  */
 #define _GNU_SOURCE
@@ -112,15 +126,18 @@ static struct {
 	int ldisc;
 	long ack;		/* units L3's peer sends; 0: iter / 25 */
 	int failslab;		/* percent of the scoped allocations to fail */
+	int failpage;		/* percent of the scoped page allocations */
 	const char *phyllo;	/* the phyllo tool, for L3's peer */
 } opt = { 20000, 120, 120, 1, NULL, "/lib/phyllo.ko", PHYLLO_LDISC_DEFAULT,
-	  0, 0, "phyllo" };
+	  0, 0, 0, "phyllo" };
 
 static atomic_long total;
 static atomic_long op_count[OP_COUNT];
 static atomic_long units_verified, units_foreign, writes_blocked_eio;
 static atomic_long rmmod_refused, attaches, hangups, setd_busy;
 static atomic_long enomem_seen;
+static atomic_long attach_enomem, attach_enomem_page, page_in_attach;
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int stop;
 static atomic_int marker_stop;	/* the ACK link is done with */
 static atomic_int marker_passes;	/* scans of /proc the marker made */
@@ -170,6 +187,12 @@ static void fail(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Either fault injection on: tasks are marked, ENOMEM is allowed. */
+static bool faults(void)
+{
+	return opt.failslab || opt.failpage;
+}
+
 /* Mark the start and end of one counted call. */
 static void op_begin(struct worker *w, enum op op)
 {
@@ -190,7 +213,7 @@ static bool errno_in(struct worker *w, const char *what, int err, ...)
 	va_list ap;
 	int e;
 
-	if (err == ENOMEM && opt.failslab) {
+	if (err == ENOMEM && faults()) {
 		atomic_fetch_add(&enomem_seen, 1);
 		return true;
 	}
@@ -205,10 +228,10 @@ static bool errno_in(struct worker *w, const char *what, int err, ...)
 	return e != 0;
 }
 
-/* Under --failslab, a call that failed with ENOMEM: allowed, counted. */
+/* Under fault injection, a call that failed with ENOMEM: allowed, counted. */
 static bool enomem(int r)
 {
-	if (r >= 0 || errno != ENOMEM || !opt.failslab)
+	if (r >= 0 || errno != ENOMEM || !faults())
 		return false;
 	atomic_fetch_add(&enomem_seen, 1);
 	return true;
@@ -726,24 +749,121 @@ static void *opencloser(struct worker *w)
 
 static bool put(const char *path, const char *val);
 
+#define MAKE_IT_FAIL	"/proc/thread-self/make-it-fail"
+#define FAULT_TIMES	1000000000L	/* "times" at the start */
+
+/* One of the kernel's fault injections, as debugfs shows it. */
+struct fault {
+	const char *dir;
+};
+
+static const struct fault failslab = { "/sys/kernel/debug/failslab/" };
+static const struct fault failpage = { "/sys/kernel/debug/fail_page_alloc/" };
+
+static bool fault_put(const struct fault *f, const char *file, const char *val)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "%s%s", f->dir, file);
+	return put(path, val);
+}
+
+/*
+ * PCT % of the eligible calls of the marked tasks fail (sleeping ones
+ * too: the module allocates with GFP_KERNEL), or none (0); false if
+ * debugfs refuses.
+ */
+static bool fault_set(const struct fault *f, int pct)
+{
+	char v[16], times[24];
+
+	if (!pct)
+		return fault_put(f, "probability", "0");
+	snprintf(v, sizeof(v), "%d", pct);
+	snprintf(times, sizeof(times), "%ld", FAULT_TIMES);
+	return fault_put(f, "task-filter", "Y") && fault_put(f, "ignore-gfp-wait", "N") &&
+	       fault_put(f, "verbose", "0") && fault_put(f, "interval", "1") &&
+	       fault_put(f, "space", "0") && fault_put(f, "times", times) &&
+	       fault_put(f, "probability", v);
+}
+
+/*
+ * Failures injected so far: how far "times" has counted down, or -1.
+ * Opening it allocates: the caller must not be marked.
+ */
+static long fault_injected(const struct fault *f)
+{
+	char path[96], buf[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%stimes", f->dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	return n > 0 ? FAULT_TIMES - atol(buf) : -1;
+}
+
+/* Both injections as the options ask, each with its own scope. */
+static bool faults_on(void)
+{
+	return (!opt.failslab || (fault_put(&failslab, "cache-filter", "Y") &&
+				  fault_set(&failslab, opt.failslab))) &&
+	       (!opt.failpage || (fault_put(&failpage, "min-order", "2") &&
+				  fault_put(&failpage, "ignore-gfp-highmem", "Y") &&
+				  fault_set(&failpage, opt.failpage)));
+}
+
+/* Page allocations failed since BEFORE (-1: unknown), the caller unmarked. */
+static long failpage_since(long before)
+{
+	long now = fault_injected(&failpage);
+
+	return before >= 0 && now >= before ? now - before : 0;
+}
+
+/*
+ * TIOCSETD, marked for fault injection 1 time in 4: an attach makes some
+ * thirty kmallocs, and if every one could fail hardly any attach would
+ * succeed and the links would stop churning. A marked attach under
+ * --failpage holds attach_lock and reads fail_page_alloc's count around
+ * its call, unmarked for the reads.
+ */
 static int setd(struct worker *w, int fd, int ldisc)
 {
-	int r;
+	bool marked = faults() && !rnd(w, 4);
+	bool watch = marked && opt.failpage && ldisc == opt.ldisc;
+	long before = -1, pages = 0;
+	int r, err;
 
-	/*
-	 * An attach makes some thirty kmallocs: under --failslab only 1 in
-	 * 4 may fail, or hardly any would succeed and the links stop churning.
-	 */
-	if (opt.failslab)
-		put("/proc/thread-self/make-it-fail", rnd(w, 4) ? "0" : "1");
+	if (watch) {
+		put(MAKE_IT_FAIL, "0");
+		pthread_mutex_lock(&attach_lock);
+		before = fault_injected(&failpage);
+	}
+	if (faults())
+		put(MAKE_IT_FAIL, marked ? "1" : "0");
 	op_begin(w, OP_SETD);
 	r = ioctl(fd, TIOCSETD, &ldisc);
+	err = errno;
 	op_end(w, OP_SETD);
+	if (watch) {
+		put(MAKE_IT_FAIL, "0");
+		pages = failpage_since(before);
+		pthread_mutex_unlock(&attach_lock);
+		put(MAKE_IT_FAIL, "1");
+		atomic_fetch_add(&page_in_attach, pages);
+	}
 	if (r == 0)
 		return 0;
-	if (errno == EBUSY)
+	if (err == ENOMEM && ldisc == opt.ldisc) {
+		atomic_fetch_add(&attach_enomem, 1);
+		atomic_fetch_add(&attach_enomem_page, pages > 0);
+	}
+	if (err == EBUSY)
 		atomic_fetch_add(&setd_busy, 1);	/* ldisc lock timed out (5 s) */
-	errno_in(w, "TIOCSETD", errno, EIO, EINTR, EBUSY, 0);
+	errno_in(w, "TIOCSETD", err, EIO, EINTR, EBUSY, 0);
 	return -1;
 }
 
@@ -974,36 +1094,6 @@ static void *kworker_marker(struct worker *w)
 	return NULL;
 }
 
-#define FAILSLAB	"/sys/kernel/debug/failslab/"
-#define FAILSLAB_TIMES	1000000000L	/* "times" at the start */
-
-/* fail_slab on (PCT %) or off (0); false if debugfs refuses. */
-static bool failslab_set(int pct)
-{
-	char v[16], times[24];
-
-	if (!pct)
-		return put(FAILSLAB "probability", "0");
-	snprintf(v, sizeof(v), "%d", pct);
-	snprintf(times, sizeof(times), "%ld", FAILSLAB_TIMES);
-	return put(FAILSLAB "task-filter", "Y") && put(FAILSLAB "cache-filter", "Y") &&
-	       put(FAILSLAB "ignore-gfp-wait", "N") && put(FAILSLAB "verbose", "0") &&
-	       put(FAILSLAB "interval", "1") && put(FAILSLAB "space", "0") &&
-	       put(FAILSLAB "times", times) && put(FAILSLAB "probability", v);
-}
-
-/* Failures injected so far: how far "times" has counted down. */
-static long failslab_injected(void)
-{
-	char buf[32] = "";
-	int fd = open(FAILSLAB "times", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? FAILSLAB_TIMES - atol(buf) : -1;
-}
-
 /* L3: the reader's file, the peer, and what the reader saw. */
 static struct {
 	int master, slave, fd;
@@ -1070,8 +1160,7 @@ static void *worker_main(void *arg)
 	void *r;
 
 	w->ktid = (pid_t)syscall(SYS_gettid);
-	if (opt.failslab && w->failable &&
-	    !put("/proc/thread-self/make-it-fail", "1"))
+	if (faults() && w->failable && !put(MAKE_IT_FAIL, "1"))
 		fail("%s: make-it-fail: %s", w->name, strerror(errno));
 	r = w->fn(w);
 	atomic_store(&w->exited, true);
@@ -1259,7 +1348,7 @@ static int ack_setup(void)
 	return 0;
 }
 
-/* The peer starts once the storm runs and, with --failslab, every kworker
+/* The peer starts once the storm runs and, with fault injection, every kworker
  * has been marked once, so that its units meet the injected failures.
  */
 static int ack_start_peer(void)
@@ -1267,7 +1356,7 @@ static int ack_start_peer(void)
 	long deadline = now_ms() + 10000;
 	char count[24];
 
-	while (opt.failslab && atomic_load(&marker_passes) < 1 && now_ms() < deadline)
+	while (faults() && atomic_load(&marker_passes) < 1 && now_ms() < deadline)
 		pause_us(1000);
 	snprintf(count, sizeof(count), "%ld", opt.ack);
 	l3.peer = fork();
@@ -1422,11 +1511,118 @@ static void reload_check(void)
 		fail("final rmmod phyllo: %s", strerror(errno));
 }
 
+/* Point 10's sweep, and the failures injected before the storm began. */
+static struct {
+	int failed, survived, enomem, page;
+	char page_calls[64];	/* which calls those were: ": call 2 37" */
+	long slab_base, page_base;
+} sweep;
+
+/* An attached link sends its first frame (the SYN) on its own. */
+static bool link_sends(int master)
+{
+	struct pollfd p = { master, POLLIN, 0 };
+	uint8_t buf[64];
+
+	return poll(&p, 1, opt.watchdog_s * 1000 / 4) == 1 && read(master, buf, sizeof(buf)) > 0;
+}
+
+/* One attach of a new pty with its Nth injectable call failed (fail-nth). */
+static bool sweep_one(int nth, int n)
+{
+	int ldisc = opt.ldisc, m, s, r, err;
+	char v[16] = "";
+	long before;
+	bool hit;
+
+	m = pty_open(&s);
+	if (m < 0) {
+		fail("attach sweep: pty: %s", strerror(errno));
+		return false;
+	}
+	before = fault_injected(&failpage);
+	snprintf(v, sizeof(v), "%d", n);
+	if (pwrite(nth, v, strlen(v), 0) < 0)
+		fail("attach sweep: fail-nth: %s", strerror(errno));
+	r = ioctl(s, TIOCSETD, &ldisc);
+	err = errno;
+	hit = pread(nth, v, sizeof(v) - 1, 0) > 0 && atoi(v) == 0;
+	if (pwrite(nth, "0", 1, 0) < 0)
+		fail("attach sweep: fail-nth: %s", strerror(errno));
+	if (hit)
+		sweep.failed++;
+	if (hit && r && err == ENOMEM) {
+		sweep.enomem++;
+		if (failpage_since(before) > 0 && ++sweep.page <= 8)
+			snprintf(sweep.page_calls + strlen(sweep.page_calls),
+				 sizeof(sweep.page_calls) - strlen(sweep.page_calls), "%s %d",
+				 sweep.page == 1 ? ": call" : "", n);
+	} else if (r) {
+		fail("attach sweep: call %d %s: attach: %s", n, hit ? "failed" : "not reached",
+		     strerror(err));
+	} else {
+		sweep.survived += hit;
+		if (!link_sends(m))
+			fail("attach sweep: the link attached with call %d %s sends nothing", n,
+			     hit ? "failed" : "not reached");
+	}
+	close(s);
+	close(m);
+	return hit;
+}
+
+/*
+ * Point 10: the Nth call the fault injection could fail, failed in this
+ * thread alone, for N = 1, 2, ... until the attach makes fewer.
+ */
+static void attach_sweep(void)
+{
+	int nth = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	int n = 1;
+
+	if (nth < 0) {
+		fail("attach sweep: fail-nth: %s", strerror(errno));
+		return;
+	}
+	while (n < 1000 && sweep_one(nth, n))
+		n++;
+	close(nth);
+	sweep.slab_base = fault_injected(&failslab);
+	sweep.page_base = fault_injected(&failpage);
+	printf("storm: attach sweep: %d calls of an attach failed one at a time: %d attaches "
+	       "failed with ENOMEM (%d for a page allocation%s), %d survived\n",
+	       sweep.failed, sweep.enomem, sweep.page, sweep.page_calls, sweep.survived);
+	if (opt.failpage && !sweep.page)
+		fail("attach sweep: no attach failed for a page allocation: is the link's "
+		     "transmit fifo still allocated from the page allocator?");
+}
+
+/* The injected failures, where ENOMEM came back, and the sweep's count. */
+static void faults_report(void)
+{
+	fault_set(&failslab, 0);
+	fault_set(&failpage, 0);
+	if (opt.failslab)
+		printf("storm: fail_slab: %ld allocations failed (%d %% of the storm's and "
+		       "the kworkers' kmalloc-* allocations)\n",
+		       fault_injected(&failslab) - sweep.slab_base, opt.failslab);
+	if (opt.failpage)
+		printf("storm: fail_page_alloc: %ld page allocations failed (%d %% of the "
+		       "storm's and the kworkers' of order 2 and up), %ld during marked "
+		       "attaches\n", fault_injected(&failpage) - sweep.page_base, opt.failpage,
+		       atomic_load(&page_in_attach));
+	printf("storm: ENOMEM returned %ld times; attaches: %ld failed with ENOMEM, %ld "
+	       "of them with a page allocation failed during the call\n",
+	       atomic_load(&enomem_seen), atomic_load(&attach_enomem),
+	       atomic_load(&attach_enomem_page));
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: storm --echo TTY [--iter N] [--seed S] [--ko PATH]\n"
 		"             [--stall SECS] [--watchdog SECS] [--ldisc N]\n"
-		"             [--ack N] [--failslab PCT] [--phyllo PATH]\n");
+		"             [--ack N] [--failslab PCT] [--failpage PCT]\n"
+		"             [--phyllo PATH]\n");
 	exit(2);
 }
 
@@ -1455,13 +1651,15 @@ static void parse(int argc, char **argv)
 			opt.ack = atol(v);
 		else if (!strcmp(k, "--failslab"))
 			opt.failslab = atoi(v);
+		else if (!strcmp(k, "--failpage"))
+			opt.failpage = atoi(v);
 		else if (!strcmp(k, "--phyllo"))
 			opt.phyllo = v;
 		else
 			usage();
 	}
 	if (i != argc || !opt.echo_path || opt.iter < 1 || opt.ack < 0 ||
-	    opt.failslab < 0 || opt.failslab > 100)
+	    opt.failslab < 0 || opt.failslab > 100 || opt.failpage < 0 || opt.failpage > 100)
 		usage();
 	if (!opt.ack)
 		opt.ack = opt.iter / 25 > 100 ? opt.iter / 25 : 100;
@@ -1486,7 +1684,7 @@ static void spawn_all(void)
 	spawn("sysfs", -1, sysfs_reader, false);
 	spawn("openclose", -1, opencloser, true);
 	spawn("ack-reader", -1, ack_reader, false);
-	if (opt.failslab)
+	if (faults())
 		spawn("kworker-marker", -1, kworker_marker, false);
 	n_io = n_workers;
 	spawn("ldisc", -1, ldisc_toggler, false);
@@ -1514,10 +1712,13 @@ int main(int argc, char **argv)
 	printf("storm: %ld iterations, seed %u, echo link %s, stuck link /dev/phyllo%d, "
 	       "ACK link /dev/phyllo%d (%ld units)\n", opt.iter, opt.seed, opt.echo_path,
 	       l2_unit, l3_unit, opt.ack);
-	if (opt.failslab && !failslab_set(opt.failslab)) {
-		fail("fail_slab: cannot set up %s: %s", FAILSLAB, strerror(errno));
+	if (faults() && !faults_on()) {
+		fail("fault injection: cannot set up %s or %s: %s", failslab.dir,
+		     failpage.dir, strerror(errno));
 		return 1;
 	}
+	if (faults())
+		attach_sweep();
 	spawn_all();
 	if (!ack_start_peer())
 		storm_run(start);
@@ -1534,12 +1735,8 @@ int main(int argc, char **argv)
 		if (join_range("watchdog after teardown", 0, n_io))
 			close(l3.fd);	/* its reader has left */
 	}
-	if (opt.failslab) {
-		failslab_set(0);
-		printf("storm: fail_slab: %ld allocations failed (%d %% of the storm's and "
-		       "the kworkers' kmalloc-* allocations), ENOMEM returned %ld times\n",
-		       failslab_injected(), opt.failslab, atomic_load(&enomem_seen));
-	}
+	if (faults())
+		faults_report();
 	if (!atomic_load(&failures))
 		reload_check();
 	printf("storm: units verified %ld, foreign %ld; attaches %ld, hangups %ld, "

@@ -2,10 +2,11 @@
 #
 # tests/storm/storm.mk - concurrency storms against phyllo.ko in an SMP
 # debug kernel (x86_64 linux-source-6.1 with lockdep, debugobjects,
-# kmemleak, hung-task and soft-lockup detection, fail_slab, and KASAN or
-# KCSAN, which exclude each other) under qemu -smp 4, with injected slab
-# allocation failures and an ACK link that must lose no acknowledged
-# unit; included by the top-level Makefile. See tests/storm/README.md.
+# kmemleak, hung-task and soft-lockup detection, fail_slab and
+# fail_page_alloc, and KASAN or KCSAN, which exclude each other) under
+# qemu -smp 4, with injected slab and page allocation failures and an ACK
+# link that must lose no acknowledged unit; included by the top-level
+# Makefile. See tests/storm/README.md.
 #   test-storm        STORM_ITER iterations (default 100000) on the
 #                     STORM_SAN kernel (default kcsan), the long run
 #   test-storm-short  STORM_SHORT_ITER (default 5000) on STORM_SHORT_SAN
@@ -15,8 +16,9 @@
 # One iteration is one system call on the module's interfaces (open, read,
 # write, poll, fsync, ioctl, sysfs read, TIOCSETD, hangup, delete_module).
 # STORM_SEED picks the storm's random streams (default 1); STORM_FAILSLAB
-# the percent of the scoped kmalloc allocations that fail (default 10, 0
-# turns fault injection off).
+# the percent of the scoped kmalloc allocations that fail (default 10, 0:
+# none), STORM_FAILPAGE the percent of the scoped page allocations of
+# order 2 and up (default 50, 0: none; both 0 turn fault injection off).
 
 STORM_ITER ?= 100000
 STORM_SHORT_ITER ?= 5000
@@ -24,6 +26,7 @@ STORM_SEED ?= 1
 STORM_SAN ?= kcsan
 STORM_SHORT_SAN ?= kasan
 STORM_FAILSLAB ?= 10
+STORM_FAILPAGE ?= 50
 
 CHECK_TARGETS += test-storm-short
 
@@ -31,11 +34,11 @@ CHECK_TARGETS += test-storm-short
 
 test-storm: $(HOST)/phyllo
 	@scripts/deps.sh storm
-	tests/storm/test-storm.sh $(BUILD) $(STORM_ITER) $(STORM_SEED) $(STORM_SAN) $(STORM_FAILSLAB)
+	tests/storm/test-storm.sh $(BUILD) $(STORM_ITER) $(STORM_SEED) $(STORM_SAN) $(STORM_FAILSLAB) $(STORM_FAILPAGE)
 
 test-storm-short: $(HOST)/phyllo
 	@scripts/deps.sh storm
-	tests/storm/test-storm.sh $(BUILD) $(STORM_SHORT_ITER) $(STORM_SEED) $(STORM_SHORT_SAN) $(STORM_FAILSLAB)
+	tests/storm/test-storm.sh $(BUILD) $(STORM_SHORT_ITER) $(STORM_SEED) $(STORM_SHORT_SAN) $(STORM_FAILSLAB) $(STORM_FAILPAGE)
 
 storm-kernel:
 	@scripts/deps.sh storm

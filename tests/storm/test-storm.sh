@@ -10,14 +10,15 @@
 # sanitizer is on, and the whole console log passes storm-check.sh (which
 # must first fail on a log with a report and pass on one without);
 # otherwise prints the offending lines, exit 1.
-# Usage: tests/storm/test-storm.sh BUILDDIR ITERATIONS [SEED [SAN [FAILSLAB]]]
+# Usage: tests/storm/test-storm.sh BUILDDIR ITERATIONS [SEED [SAN [FAILSLAB [FAILPAGE]]]]
 #   SAN: kasan (default) or kcsan, the kernel of storm-kernel.sh SAN;
 #   FAILSLAB: percent of the scoped allocations fail_slab fails (default
-#   10, 0: off; see storm.c).
+#   10, 0: off); FAILPAGE: percent of the scoped page allocations of order
+#   2 and up fail_page_alloc fails (default 50, 0: off; see storm.c).
 # STORM_KDIR=DIR uses that built kernel tree instead of storm-kernel.sh's.
 # Files: BUILDDIR/storm/console.log (the guest's console), kmod.log.
 set -e
-build=$1 iter=$2 seed=${3:-1} san=${4:-kasan} failslab=${5:-10}
+build=$1 iter=$2 seed=${3:-1} san=${4:-kasan} failslab=${5:-10} failpage=${6:-50}
 here=$(cd "$(dirname "$0")" && pwd)
 
 # The log check must see a report, and only a report.
@@ -78,7 +79,7 @@ qstart=$(date +%s)
 timeout "$limit" qemu-system-x86_64 -accel tcg,thread=multi -smp 4 -m 2G \
 	-bios /usr/share/qemu/qboot.rom -no-reboot -display none -monitor none -serial "file:$log" \
 	-kernel "$kdir/arch/x86/boot/bzImage" -initrd "$out/initramfs.cpio.gz" \
-	-append "console=ttyS0 panic=-1 ignore_loglevel $sanargs slub_debug=A,kmalloc-* storm.iter=$iter storm.seed=$seed storm.failslab=$failslab" ||
+	-append "console=ttyS0 panic=-1 ignore_loglevel $sanargs slub_debug=A,kmalloc-* slub_max_order=1 storm.iter=$iter storm.seed=$seed storm.failslab=$failslab storm.failpage=$failpage" ||
 	echo "test-storm: qemu ended with status $? (limit $limit s)" >&2
 end=$(date +%s)
 grep -a "storm\|STORM-RESULT" "$log" | grep -av "^\[.*\] Command line" || true
@@ -92,7 +93,7 @@ esac
 grep -aq "$on" "$log" || { echo "test-storm: no \"$on\" in the log" >&2; ok=0; }
 "$here/storm-check.sh" "$log" >&2 || ok=0
 if [ $ok = 0 ]; then
-	echo "test-storm: FAIL ($iter iterations, seed $seed, $san, fail_slab $failslab %), see $log" >&2
+	echo "test-storm: FAIL ($iter iterations, seed $seed, $san, fail_slab $failslab %, fail_page_alloc $failpage %), see $log" >&2
 	exit 1
 fi
-echo "test-storm: PASS: $iter iterations, seed $seed, $san, fail_slab $failslab %; kernel ready in $((kready - start)) s, guest ran $((end - qstart)) s (log: $log)"
+echo "test-storm: PASS: $iter iterations, seed $seed, $san, fail_slab $failslab %, fail_page_alloc $failpage %; kernel ready in $((kready - start)) s, guest ran $((end - qstart)) s (log: $log)"
