@@ -13,6 +13,14 @@
 # two busy loops at the same nice level on each vCPU), stream (ack: the far
 # end sends window-full, as fast as the pty takes; rtt: 8 in flight).
 # Results go to ttyS1 as "RESULT NAME {json}" and "SAMPLES NAME v...".
+# phyllo.trace= (icount.sh's BENCH_TRACE, docs/bench.md: where the time
+# goes) adds, per run: 0 the kernel link's counters ("LINKSTATS NAME ...");
+# 1 also the scheduler's events and kprobes on the tty's flush work, the
+# line discipline's and n_tty's receive_buf ("TRACE NAME <trace line>",
+# for icount-anatomy.py); 3 instead the function graph under the line
+# discipline's receive_buf (its ACK samples are then not valid). Tracing
+# costs guest instructions: compare its segments with each other, not
+# with an untraced run.
 set -u
 arg() { sed -n "s/.*phyllo\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 n=$(arg n); n=${n:-400}
@@ -21,6 +29,7 @@ scens=$(arg scen | tr , ' ')
 scens=${scens:-ack-prompt ack-sleep ack-hog1 ack-hog2 ack-stream rtt-prompt rtt-sleep rtt-hog1 rtt-hog2 rtt-stream}
 paths=$(arg paths | tr , ' ')
 paths=${paths:-kernel user user-rt}
+trace=$(arg trace)
 out=/dev/ttyS1
 stty -F $out raw -echo
 # bench-app --rt's daemon thread hands units to the application over a
@@ -33,6 +42,34 @@ tr=/sys/kernel/tracing
 echo mono >$tr/trace_clock
 echo 'p:pbench/w pty_write b0=+0(%si):u8' >>$tr/kprobe_events
 echo 16384 >$tr/buffer_size_kb
+
+# trace_start, trace_dump NAME: the extra tracing of phyllo.trace=
+trace_start() {
+	case $trace in
+	1)
+		grep -q pbench/fl $tr/kprobe_events || {
+			echo 'p:pbench/fl flush_to_ldisc' >>$tr/kprobe_events
+			echo 'p:pbench/rb phyllo:phyllo_ldisc_receive_buf' >>$tr/kprobe_events
+			echo 'p:pbench/nrb n_tty_receive_buf2' >>$tr/kprobe_events
+		}
+		echo 1 >$tr/events/pbench/enable
+		echo 1 >$tr/events/sched/sched_switch/enable
+		echo 1 >$tr/events/sched/sched_wakeup/enable
+		echo 1 >$tr/tracing_on ;;
+	3)
+		echo 5 >$tr/max_graph_depth
+		echo phyllo_ldisc_receive_buf >$tr/set_graph_function
+		echo function_graph >$tr/current_tracer
+		echo 1 >$tr/tracing_on ;;
+	esac
+}
+trace_dump() {
+	case $trace in 1 | 3)
+		echo 0 >$tr/events/enable
+		grep -v '^#' $tr/trace | sed "s|^|TRACE $1 |" >$out ;;
+	esac
+	[ "$trace" != 3 ] || echo nop >$tr/current_tracer
+}
 
 hogs=
 hogs_start() {
@@ -105,12 +142,16 @@ one() {
 	case $scen in ack-*) mode=sink ;; esac
 	echo >$tr/trace
 	[ $mode = sink ] && { echo 1 >$tr/events/pbench/enable; echo 1 >$tr/tracing_on; }
+	trace_start
 	c0=$(cpu_ns $far $hogs)
 	bench-app $mode "$dev" "$count" $opts --samples /tmp/samples >/tmp/r 2>/tmp/e ||
 		echo "bench: $path $scen: $(cat /tmp/e)"
 	c1=$(cpu_ns $far $hogs)
 	echo 0 >$tr/tracing_on
 	echo 0 >$tr/events/pbench/enable
+	trace_dump "$path/$scen"
+	[ -n "$trace" ] && [ "$path" = kernel ] &&
+		echo "LINKSTATS $path/$scen $(phyllo stats -d "$dev" | awk '$1 ~ /^(rx_units|tx_units|tx_frames|tx_acks|tx_retransmits|tx_timeouts)$/ { printf " %s=%s", $1, $2 }')" >$out
 	hogs_stop
 	r=$(cat /tmp/r)
 	echo "RESULT $path/$scen ${r%\}},\"other_cpu_us\":$(((c1 - c0) / 1000))}" >$out

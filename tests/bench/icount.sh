@@ -9,7 +9,8 @@
 # them. icount runs every vCPU in one TCG thread, in turn. Writes the
 # guest's result lines to OUT.txt; its console goes to OUT.console.
 # BENCH_N (units per run, default 400), BENCH_NHOG (with the hogs, 200),
-# BENCH_SCEN, BENCH_PATHS (comma lists) narrow it.
+# BENCH_SCEN, BENCH_PATHS (comma lists) narrow it; BENCH_TRACE (0, 1, 3:
+# icount-guest.sh) adds counters and traces.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -25,6 +26,7 @@ trap 'rm -rf "$work"' EXIT
 extra=""
 [ -z "${BENCH_SCEN:-}" ] || extra="$extra phyllo.scen=$BENCH_SCEN"
 [ -z "${BENCH_PATHS:-}" ] || extra="$extra phyllo.paths=$BENCH_PATHS"
+[ -z "${BENCH_TRACE:-}" ] || extra="$extra phyllo.trace=$BENCH_TRACE"
 echo "bench: booting Linux $kver (1 vCPU, TCG, -icount shift=$shift,sleep=off)"
 mkdir -p "$(dirname "$out")"
 : >"$out"
