@@ -370,6 +370,7 @@ int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent)
 	link->dev = dev;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_chrdev_add);
 
 /* Unpublish: no new opens; open files keep their reference. */
 void phyllo_chrdev_remove(struct phyllo_link *link)
@@ -387,6 +388,7 @@ void phyllo_chrdev_remove(struct phyllo_link *link)
 	WRITE_ONCE(link->unit, -1);
 	mutex_unlock(&link->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_chrdev_remove);
 
 int phyllo_chrdev_init(void)
 {

@@ -19,13 +19,18 @@
 #define PHYLLO_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/module.h>
 #include <linux/workqueue.h>
+#ifndef PHYLLO_NO_KUNIT_VISIBILITY
+#include <kunit/visibility.h>
+#endif
 
 /*
  * 6.6 changed the ldisc receive hooks to u8 flags and a size_t count; the
  * flags keep their TTY_NORMAL... values, so the glue only casts them.
- * PHYLLO_OLD_TTY_HOOKS, PHYLLO_NO_HRTIMER_SETUP and PHYLLO_NO_WQ_PERCPU
- * come from probing the kernel's headers (phyllo_compat.mk).
+ * PHYLLO_OLD_TTY_HOOKS, PHYLLO_NO_HRTIMER_SETUP, PHYLLO_NO_WQ_PERCPU,
+ * PHYLLO_NO_KUNIT_VISIBILITY and PHYLLO_NS_TOKEN come from probing the
+ * kernel's headers (phyllo_compat.mk).
  */
 #ifdef PHYLLO_OLD_TTY_HOOKS
 #define PHYLLO_TTY_FLAG		char
@@ -53,6 +58,28 @@ hrtimer_setup(struct hrtimer *timer,
  */
 #ifdef PHYLLO_NO_WQ_PERCPU
 #define WQ_PERCPU 0
+#endif
+
+/*
+ * The internal functions the KUnit suites (phyllo_kunit) call are exported
+ * to them with EXPORT_SYMBOL_IF_KUNIT(), in the EXPORTED_FOR_KUNIT_TESTING
+ * namespace and only when KUnit is on. A kernel without
+ * <kunit/visibility.h> (6.1 before it was backported) gets the same
+ * macro here.
+ */
+#ifdef PHYLLO_NO_KUNIT_VISIBILITY
+#if IS_ENABLED(CONFIG_KUNIT)
+#define EXPORT_SYMBOL_IF_KUNIT(sym) EXPORT_SYMBOL_NS(sym, EXPORTED_FOR_KUNIT_TESTING)
+#else
+#define EXPORT_SYMBOL_IF_KUNIT(sym) static_assert(__same_type(sym, sym))
+#endif
+#endif
+
+/* 6.13 made a symbol namespace a string, in MODULE_IMPORT_NS() too. */
+#ifdef PHYLLO_NS_TOKEN
+#define PHYLLO_IMPORT_NS_KUNIT() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
+#else
+#define PHYLLO_IMPORT_NS_KUNIT() MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
 #endif
 
 #endif /* PHYLLO_COMPAT_H */

@@ -19,3 +19,11 @@ endif
 ifeq ($(shell grep -qsw WQ_PERCPU $(phyllo_khdr)/workqueue.h && echo y),)
 ccflags-y += -DPHYLLO_NO_WQ_PERCPU
 endif
+# 6.2 added <kunit/visibility.h> (Debian's 6.1 has it backported).
+ifeq ($(wildcard $(srctree)/include/kunit/visibility.h),)
+ccflags-y += -DPHYLLO_NO_KUNIT_VISIBILITY
+endif
+# 6.13 made symbol namespaces strings: MODULE_IMPORT_NS("NS").
+ifeq ($(shell grep -qs 'import_ns, __stringify(ns)' $(phyllo_khdr)/module.h && echo y),y)
+ccflags-y += -DPHYLLO_NS_TOKEN
+endif

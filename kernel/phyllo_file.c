@@ -68,6 +68,7 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
 	*err = 0;
 	return pf;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_open);
 
 /* One file is done with an entry (read or released): the last frees it. */
 static void phyllo_rxent_pop_locked(struct phyllo_file *pf,
@@ -102,6 +103,7 @@ void phyllo_file_release(struct phyllo_file *pf)
 	mutex_destroy(&pf->read_lock);
 	kfree(pf);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_release);
 
 static bool phyllo_topic_zero_after(const struct phyllo_subscription *sub,
 				    u32 from)
@@ -133,6 +135,7 @@ int phyllo_sub_check(const struct phyllo_subscription *sub)
 		return -EINVAL;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_sub_check);
 
 /* One received unit, with its pub-sub header parsed once for all files. */
 struct phyllo_rx {
@@ -168,6 +171,7 @@ bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
 	phyllo_rx_parse(&rx, &u);
 	return phyllo_sub_match_rx(sub, &rx);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_sub_match);
 
 /* Room for a unit of len bytes in this file's own bounds. */
 static bool phyllo_file_room(const struct phyllo_file *pf, u32 len)
@@ -240,7 +244,7 @@ static struct phyllo_rxbuf *phyllo_rxbuf_alloc(struct phyllo_link *link,
 {
 	struct phyllo_rxbuf *buf;
 
-#if IS_ENABLED(CONFIG_PHYLLO_KUNIT_TEST)
+#ifdef PHYLLO_KUNIT_HOOKS
 	if (link->test_fail_allocs) {
 		link->test_fail_allocs--;
 		return NULL;
@@ -470,6 +474,7 @@ ssize_t phyllo_file_read(struct phyllo_file *pf, size_t cap, bool nonblock,
 			return -ERESTARTSYS;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_read);
 
 static bool phyllo_file_reliable(struct phyllo_file *pf)
 {
@@ -535,6 +540,7 @@ ssize_t phyllo_file_send(struct phyllo_file *pf, const u8 *unit, size_t len,
 			return -ERESTARTSYS;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_send);
 
 static int phyllo_file_synced_locked(struct phyllo_file *pf)
 {
@@ -576,6 +582,7 @@ int phyllo_file_fsync(struct phyllo_file *pf)
 			return -ERESTARTSYS;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_fsync);
 
 __poll_t phyllo_file_poll_mask(struct phyllo_file *pf)
 {
@@ -594,6 +601,7 @@ __poll_t phyllo_file_poll_mask(struct phyllo_file *pf)
 	mutex_unlock(&link->lock);
 	return mask;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_poll_mask);
 
 int phyllo_file_subscribe(struct phyllo_file *pf,
 			  const struct phyllo_subscription *sub)
@@ -607,6 +615,7 @@ int phyllo_file_subscribe(struct phyllo_file *pf,
 	mutex_unlock(&pf->link->lock);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_subscribe);
 
 void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st)
 {
@@ -621,3 +630,4 @@ void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st)
 	st->tx_unacked = pf->tx_marked && unacked > 0 ? unacked : 0;
 	mutex_unlock(&link->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_stats);

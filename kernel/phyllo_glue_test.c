@@ -1848,3 +1848,8 @@ static struct kunit_suite review_suite = {
 
 kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
 		  &link_suite, &hostile_suite, &review_suite);
+
+/* One module with the core suites (phyllo_core_test.c): phyllo_kunit. */
+MODULE_DESCRIPTION("KUnit suites for the phyllo line discipline and its protocol core");
+MODULE_LICENSE("GPL");
+PHYLLO_IMPORT_NS_KUNIT();

@@ -99,6 +99,7 @@ void phyllo_config_default(struct phyllo_link_config *cfg)
 	cfg->max_files = max_files;
 	cfg->rxq_stall_ms = rxq_stall_ms;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_config_default);
 
 static int phyllo_ldisc_open(struct tty_struct *tty)
 {

@@ -89,6 +89,7 @@ int phyllo_err_to_errno(int err)
 		return -EINVAL;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_err_to_errno);
 
 u32 phyllo_now_ms(void)
 {
@@ -139,11 +140,13 @@ const char *phyllo_config_invalid(const struct phyllo_link_config *cfg)
 		return "rxq_stall_ms";
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_config_invalid);
 
 int phyllo_config_check(const struct phyllo_link_config *cfg)
 {
 	return phyllo_config_invalid(cfg) ? -EINVAL : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_config_check);
 
 /* Do a and b differ in what starts a new session (the first 8 words)? */
 static bool phyllo_config_protocol_differs(const struct phyllo_link_config *a,
@@ -287,6 +290,7 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 	}
 	return link;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_create);
 
 void phyllo_link_get(struct phyllo_link *link)
 {
@@ -306,6 +310,7 @@ void phyllo_link_put(struct phyllo_link *link)
 {
 	kref_put(&link->ref, phyllo_link_free);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_put);
 
 void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty)
 {
@@ -333,6 +338,7 @@ void phyllo_link_kill(struct phyllo_link *link)
 	cancel_work_sync(&link->work);
 	wake_up_interruptible_all(&link->wwait);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_kill);
 
 /* A new session: every file is told, its reader in order. */
 static void phyllo_link_reset_locked(struct phyllo_link *link)
@@ -384,6 +390,7 @@ int phyllo_link_configure(struct phyllo_link *link,
 	mutex_unlock(&link->lock);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_configure);
 
 /* Hand the fifo to the tty; what it does not take waits for write_wakeup. */
 static void phyllo_link_flush_locked(struct phyllo_link *link)
@@ -439,6 +446,7 @@ bool phyllo_link_has_deadline_locked(struct phyllo_link *link)
 	return link->stack.preset == PHYLLO_PRESET_STANDARD &&
 	       phyllo_arq_has_deadline(&link->stack.arq);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_has_deadline_locked);
 
 /* The hrtimer for the next deadline, in next ms (slack 1/8), or none. */
 static void phyllo_link_arm_locked(struct phyllo_link *link, u16 next)
@@ -492,6 +500,7 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	phyllo_link_arm_locked(link, next);
 	phyllo_link_wake_writers_locked(link, ev);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_kick_locked);
 
 /*
  * A file made room: ask the peer for what was refused (a NAK, owed to the
@@ -561,6 +570,7 @@ void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 	phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_receive);
 
 /* Lockless for wait conditions; rechecked under the lock before sending. */
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable)
@@ -598,6 +608,7 @@ u32 phyllo_link_tx_done_locked(struct phyllo_link *link)
 	lockdep_assert_held(&link->lock);
 	return link->tx_total_base + link->stack.arq.tx_retired_total;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_tx_done_locked);
 
 void phyllo_link_state_locked(struct phyllo_link *link,
 			      struct phyllo_link_state *st)
@@ -623,6 +634,7 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 	if (arq && s->arq.state == PHYLLO_ARQ_OPEN)
 		st->window = phyllo_arq_window(&s->arq);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_state_locked);
 
 /* The core's counters are all u32 in the uapi order: copy them whole. */
 static_assert(offsetof(struct phyllo_link_stats, rx_ctrl_stale) ==
@@ -644,3 +656,4 @@ void phyllo_link_stats_locked(struct phyllo_link *link,
 	st->rx_unclaimed = link->gstats.rx_unclaimed;
 	st->tx_overruns = link->gstats.tx_overruns;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_stats_locked);

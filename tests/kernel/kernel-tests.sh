@@ -21,7 +21,11 @@
 #  7. hostile peers (phyllo-hostile): a flood of CRC-valid session control,
 #     1 MiB without a delimiter, a unit flood while the only reader does
 #     not read: no amplification, no cut frame, memory within the bounds,
-#     and a normal session afterwards.
+#     and a normal session afterwards;
+#  8. the KUnit suites as their own module (phyllo_kunit.ko beside
+#     phyllo.ko, built when the kernel has KUnit): they run on load, every
+#     suite started passes, the module pins phyllo while loaded
+#     and both unload.
 set -u
 ko=$1 phyllo=$2 kclient=$3 tmp=$4 count=${5:-10000} cycles=${6:-100}
 hostile=${7:-}
@@ -365,4 +369,29 @@ grep -q "Operation not permitted" $tmp/unpriv.err ||
 [ -e /dev/phyllo0 ] && fail "/dev/phyllo0 appeared for an unprivileged user"
 stop_peer
 kc rmmod phyllo || fail "rmmod after detach"
+
+kunit=${ko%/*}/phyllo_kunit.ko
+step "the KUnit suites as their own module: ${kunit##*/}"
+[ -f "$kunit" ] || fail "$kunit was not built (the UML kernel needs CONFIG_KUNIT)"
+kc insmod "$ko" || fail "insmod $ko for the suites"
+dmesg -C
+kc insmod "$kunit" || fail "insmod $kunit"
+# The suites ran while it loaded; their KTAP report is in the log.
+dmesg | sed 's/^\[[^]]*\] //' >$tmp/kunit.ktap
+# 6.1 prints no plan for a module's suites: each suite starts with
+# "# Subtest: NAME" and ends in one top-level "ok N NAME" line. A later
+# kernel's plan line, when there is one, must count the same suites.
+started=$(grep -c '^    # Subtest: phyllo_' $tmp/kunit.ktap)
+suites=$(grep -c '^ok [0-9][0-9]* phyllo_' $tmp/kunit.ktap)
+plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' $tmp/kunit.ktap | head -1)
+cases=$(grep -Ec '^ +ok [0-9]+ ' $tmp/kunit.ktap)
+if grep -q 'not ok' $tmp/kunit.ktap || [ "$started" -eq 0 ] ||
+	[ "$suites" != "$started" ] || [ "${plan:-$suites}" != "$suites" ]; then
+	grep -E 'not ok|^1\.\.|# Subtest' $tmp/kunit.ktap | head -30
+	fail "phyllo_kunit: $started suites started, $suites ok, plan ${plan:-none}"
+fi
+step "phyllo_kunit: $suites of $started suites ok ($cases cases and parameters)"
+kc rmmod phyllo 2>/dev/null && fail "rmmod phyllo succeeded while phyllo_kunit uses it"
+kc rmmod phyllo_kunit || fail "rmmod phyllo_kunit"
+kc rmmod phyllo || fail "rmmod phyllo after phyllo_kunit"
 step "all scenarios passed"

@@ -4,21 +4,24 @@
 # Usage: tests/kernel/kmod.sh OUTDIR KDIR [make arguments...]
 # OUTDIR gets symlinks to Kbuild, kernel/, core/ and uapi/ sources, so the
 # objects of each target kernel land in their own directory (6.1 has no
-# separate output directory for M= builds).
+# separate output directory for M= builds). Against a kernel with KUnit
+# the suites are built too, as phyllo_kunit.ko (Kbuild): their sources
+# (core/tests/, tests/vectors/, tests/kernel/shim/) are linked in as well.
 set -e
 out=$1 kdir=$2
 shift 2
 src=$(cd "$(dirname "$0")/../.." && pwd)
-mkdir -p "$out/kernel" "$out/core" "$out/uapi"
+dirs="kernel core uapi core/tests tests/vectors tests/kernel/shim"
+for d in $dirs; do
+	mkdir -p "$out/$d"
+done
 out=$(cd "$out" && pwd)
 ln -sf "$src/Kbuild" "$out/Kbuild"
-for d in kernel core uapi; do
+for d in $dirs; do
 	# Drop links to files that are gone, then link every source.
 	find "$out/$d" -maxdepth 1 -type l ! -exec test -e {} \; -delete
 	for f in "$src/$d"/*.[ch] "$src/$d"/*.mk; do
 		[ -e "$f" ] && ln -sf "$f" "$out/$d/"
 	done
 done
-# The KUnit suites are built in-tree only.
-rm -f "$out/kernel/"*_test.c
 exec make -C "$kdir" M="$out" W=1 "$@" modules
