@@ -10,6 +10,21 @@
 
 #include "board.h"
 
+/*
+ * r4 and r5 belong to the two handlers: firmware.mk builds every object
+ * of the image with -ffixed-r4 -ffixed-r5, so the compiler never
+ * allocates them, and tests/firmware/fixed-regs.sh checks the linked
+ * image (the C library and libgcc included) for any other write to them.
+ * A handler saves SREG in r4 and takes its byte in r5, so it pushes only
+ * Z. (r4/r5 as measured: of the pairs tried, the one that cost the rest
+ * of the image least, 12 bytes of flash.)
+ */
+#if !PHYLLO_FW_FIXED_R4_R5
+#error "uart.c: build with -ffixed-r4 -ffixed-r5 -DPHYLLO_FW_FIXED_R4_R5=1 (firmware.mk)"
+#endif
+#define FW_R_SREG "r4"
+#define FW_R_BYTE "r5"
+
 /* UCSRB is set with interrupts off: the UDRE handler clears UDRIE in the
  * same register. Sleep stays enabled (phyllo_fw_uart_init): only the
  * rings' wait and main's loop execute it. */
@@ -40,55 +55,49 @@ void phyllo_fw_uart_init(void)
 
 /*
  * The two handlers run once per byte each way, so they are written in
- * assembly: a C handler saves and restores registers it does not need
- * (r0, r1, call-clobbered scratch), which was a third of the firmware's
- * busy time on a small echo. Each touches SREG and four registers at most.
- * In C they would read (as the ATmega4809's driver has them):
+ * assembly, and save nothing but Z (SREG goes to r4). In C they would
+ * read (as the ATmega4809's driver has them):
  *
  *   RX:   uart_ring_rx_put(UDR);                       (uart_ring.h)
  *   UDRE: UDR = tx_buf[tail]; tail = (tail + 1) & TX_MASK;
  *         if (tail == tx_head) UCSRB &= ~UDRIE;      (the ring is empty)
+ *
+ * The receive handler stores the byte before it tests for room: the slot
+ * at the head is free even when the ring is full (one slot always is).
  */
 ISR(FW_RX_vect, ISR_NAKED)
 {
 	__asm__ __volatile__(
-		"push r24\n\t"
-		"in   r24, __SREG__\n\t"
-		"push r24\n\t"
-		"push r25\n\t"
+		"in   " FW_R_SREG ", __SREG__\n\t"
+		"lds  " FW_R_BYTE ", %[udr]\n\t"
 		"push r30\n\t"
 		"push r31\n\t"
-		"lds  r25, %[udr]\n\t"
 		"lds  r30, %[head]\n\t"
-		"mov  r24, r30\n\t"
-		"inc  r24\n\t"
-		"andi r24, %[mask]\n\t"
-		"lds  r31, %[tail]\n\t"
-		"cp   r24, r31\n\t"
-		"breq 2f\n\t"
 		"ldi  r31, 0\n\t"
 		"subi r30, lo8(-(%[buf]))\n\t"
 		"sbci r31, hi8(-(%[buf]))\n\t"
-		"st   Z, r25\n\t"
-		"sts  %[head], r24\n\t"
-		"tst  r25\n\t"
+		"st   Z, " FW_R_BYTE "\n\t"
+		"subi r30, lo8(%[buf] - 1)\n\t"
+		"andi r30, %[mask]\n\t"
+		"lds  r31, %[tail]\n\t"
+		"cp   r30, r31\n\t"
+		"breq 2f\n\t"
+		"sts  %[head], r30\n\t"
+		"tst  " FW_R_BYTE "\n\t"
 		"breq 1f\n\t"
-		"andi r24, %[half]\n\t"
+		"andi r30, %[half]\n\t"
 		"brne 3f\n"
 		"1:\n\t"
 		"sbi  %[wake], %[wake_rx]\n\t"
 		"rjmp 3f\n"
 		"2:\n\t"
-		"lds  r24, %[full]\n\t"
-		"inc  r24\n\t"
-		"sts  %[full], r24\n"
+		"lds  r30, %[full]\n\t"
+		"inc  r30\n\t"
+		"sts  %[full], r30\n"
 		"3:\n\t"
 		"pop  r31\n\t"
 		"pop  r30\n\t"
-		"pop  r25\n\t"
-		"pop  r24\n\t"
-		"out  __SREG__, r24\n\t"
-		"pop  r24\n\t"
+		"out  __SREG__, " FW_R_SREG "\n\t"
 		"reti\n\t"
 		:
 		: [udr] "n" (_SFR_MEM_ADDR(FW_UDR)), [head] "i" (&rx_head),
@@ -101,23 +110,20 @@ ISR(FW_RX_vect, ISR_NAKED)
 ISR(FW_UDRE_vect, ISR_NAKED)
 {
 	__asm__ __volatile__(
-		"push r24\n\t"
-		"in   r24, __SREG__\n\t"
-		"push r24\n\t"
+		"in   " FW_R_SREG ", __SREG__\n\t"
 		"push r30\n\t"
 		"push r31\n\t"
-		"lds  r24, %[tail]\n\t"
-		"mov  r30, r24\n\t"
+		"lds  r30, %[tail]\n\t"
 		"ldi  r31, 0\n\t"
 		"subi r30, lo8(-(%[buf]))\n\t"
 		"sbci r31, hi8(-(%[buf]))\n\t"
-		"ld   r30, Z\n\t"
-		"sts  %[udr], r30\n\t"
-		"inc  r24\n\t"
-		"andi r24, %[mask]\n\t"
-		"sts  %[tail], r24\n\t"
-		"lds  r30, %[head]\n\t"
-		"cp   r24, r30\n\t"
+		"ld   " FW_R_BYTE ", Z\n\t"
+		"sts  %[udr], " FW_R_BYTE "\n\t"
+		"subi r30, lo8(%[buf] - 1)\n\t"
+		"andi r30, %[mask]\n\t"
+		"sts  %[tail], r30\n\t"
+		"lds  r31, %[head]\n\t"
+		"cp   r30, r31\n\t"
 		"brne 1f\n\t"
 		"lds  r30, %[ucsrb]\n\t"
 		"andi r30, %[no_udrie]\n\t"
@@ -125,9 +131,7 @@ ISR(FW_UDRE_vect, ISR_NAKED)
 		"1:\n\t"
 		"pop  r31\n\t"
 		"pop  r30\n\t"
-		"pop  r24\n\t"
-		"out  __SREG__, r24\n\t"
-		"pop  r24\n\t"
+		"out  __SREG__, " FW_R_SREG "\n\t"
 		"reti\n\t"
 		:
 		: [udr] "n" (_SFR_MEM_ADDR(FW_UDR)), [ucsrb] "n" (_SFR_MEM_ADDR(FW_UCSRB)),
