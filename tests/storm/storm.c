@@ -45,9 +45,9 @@
  *     counted from fail_slab's `times`.
  *  9. --failpage PCT: fail_page_alloc fails PCT % of the page allocations
  *     of order 2 and up (min-order 2: the link's 16 KiB transmit fifo, any
- *     kmalloc above 8 KiB, a slab's first try at a high order) made by
- *     the same marked tasks, sleeping ones included, user (highmem) pages
- *     left alone. An attach made marked holds a lock across TIOCSETD, so
+ *     kmalloc above 8 KiB; slub_max_order=1 on the guest's command line
+ *     keeps the slab's own refills below that) made by the same marked
+ *     tasks, sleeping ones included, user (highmem) pages left alone. An attach made marked holds a lock across TIOCSETD, so
  *     no two such attaches overlap, and counts fail_page_alloc's `times`
  *     around it: an ENOMEM attach during which it moved is counted as
  *     failed for a page allocation.
@@ -825,8 +825,8 @@ static long failpage_since(long before)
 
 /*
  * TIOCSETD, marked for fault injection 1 time in 4: an attach makes some
- * thirty kmallocs, and if every one could fail hardly any attach would
- * succeed and the links would stop churning. A marked attach under
+ * sixty calls that may fail (the sweep counts them), and if every one
+ * could, hardly any attach would succeed and the links would stop churning. A marked attach under
  * --failpage holds attach_lock and reads fail_page_alloc's count around
  * its call, unmarked for the reads.
  */
