@@ -54,10 +54,18 @@ stage2() {
 	modprobe phyllo || fail "modprobe phyllo on $kver"
 	ldattach -d 29 /dev/ttyS1 &
 	lda=$!
+	# Up to 60 s: under TCG on a loaded host the guest can be starved for
+	# seconds between ldattach's open and its TIOCSETD (a 10 s bound failed
+	# once at a host load of 9, and passed on the rerun). An ldattach that
+	# died is reported at once, with its status.
 	i=0
 	while [ ! -e /dev/phyllo0 ]; do
+		if ! kill -0 $lda 2>/dev/null; then
+			wait $lda
+			fail "ldattach 29 /dev/ttyS1 exited ($?) with no /dev/phyllo0"
+		fi
 		i=$((i + 1))
-		[ $i -gt 100 ] && fail "no /dev/phyllo0 after ldattach 29 /dev/ttyS1"
+		[ $i -gt 600 ] && fail "no /dev/phyllo0 60 s after ldattach 29 /dev/ttyS1 (still running)"
 		sleep 0.1
 	done
 	step "$count units each way through /dev/phyllo0 ($(cat /sys/class/phyllo/phyllo0/tty))"
