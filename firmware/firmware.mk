@@ -25,7 +25,10 @@ FW_WARN     := -Wall -Wextra -Werror -Wundef -Wshadow -Wstrict-prototypes
 # r4 and r5 belong to the UART handlers (uart.c): no object of the image
 # may use them (tests/firmware/fixed-regs.sh checks the linked image).
 FW_FIXED    := -ffixed-r4 -ffixed-r5 -DPHYLLO_FW_FIXED_R4_R5=1
-FW_CFLAGS   := -std=gnu11 -Os -g $(FW_WARN) -DF_CPU=$(FW_F_CPU) $(FW_FIXED) \
+# -mstrict-X: X only for plain and post-increment accesses, as the
+# hardware has it (no offsets to fake with adiw/sbiw): 62 bytes of the
+# Uno's flash and 48 busy cycles per small echo at 1 Mbaud.
+FW_CFLAGS   := -std=gnu11 -Os -g $(FW_WARN) -DF_CPU=$(FW_F_CPU) $(FW_FIXED) -mstrict-X \
 	-ffunction-sections -fdata-sections -fshort-enums -flto \
 	-Icore -Ifirmware
 # -mrelax: the linker turns each call and jump whose target is near into
