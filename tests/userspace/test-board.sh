@@ -132,7 +132,7 @@ run "7: echo takes the window the far end offers (2)" '"window":2,' \
 	"$bin" echo --tty "$dir/w2" -n 50 --json
 board lossy --drop 30 --fault-dir rx --seed 3	# what it receives: gaps, NAKs
 run "7: echo halves its window while frames are lost" '"window":[12],.*"lost":0,' \
-	"$bin" echo --tty "$dir/lossy" -n 60 --json
+	"$bin" echo --tty "$dir/lossy" -n 200 --json
 grep -q "going on with 2" "$dir/err" && ok "7: and says so" || bad "7: no word on the window"
 
 # 8: the command line
