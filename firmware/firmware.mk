@@ -22,9 +22,9 @@ AVR_OBJCOPY ?= avr-objcopy
 FW_BUILD    := $(BUILD)/firmware
 FW_F_CPU    := 16000000UL
 FW_WARN     := -Wall -Wextra -Werror -Wundef -Wshadow -Wstrict-prototypes
-# r4 and r5 belong to the UART handlers (uart.c): no object of the image
+# r4 to r7 belong to the UART handlers (uart.c): no object of the image
 # may use them (tests/firmware/fixed-regs.sh checks the linked image).
-FW_FIXED    := -ffixed-r4 -ffixed-r5 -DPHYLLO_FW_FIXED_R4_R5=1
+FW_FIXED    := -ffixed-r4 -ffixed-r5 -ffixed-r6 -ffixed-r7 -DPHYLLO_FW_FIXED_R4_R7=1
 # -mstrict-X: X only for plain and post-increment accesses, as the
 # hardware has it (no offsets to fake with adiw/sbiw): 62 bytes of the
 # Uno's flash and 48 busy cycles per small echo at 1 Mbaud.

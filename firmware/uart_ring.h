@@ -47,12 +47,19 @@
 #define TX_MASK (PHYLLO_FW_TX_RING - 1)
 
 static uint8_t rx_buf[PHYLLO_FW_RX_RING];
-static volatile uint8_t rx_head;   /* written by the receive handler */
 static volatile uint8_t rx_tail;   /* written by the main loop */
 static uint8_t tx_buf[PHYLLO_FW_TX_RING];
 static volatile uint8_t tx_head;   /* written by the main loop */
-static volatile uint8_t tx_tail;   /* written by the transmit handler */
 static volatile uint8_t rx_ring_full;
+/* The indices the handlers write are variables too, unless the driver
+ * keeps them in registers (uart.c: FW_REG_HEADS, with fw_rx_head() and
+ * fw_tx_tail() reading them, and its own receive handler). */
+#ifndef FW_REG_HEADS
+static volatile uint8_t rx_head;   /* written by the receive handler */
+static volatile uint8_t tx_tail;   /* written by the transmit handler */
+#define fw_rx_head() rx_head
+#define fw_tx_tail() tx_tail
+#endif
 
 /*
  * The receive handler's work once it has read the byte: store it, or count
@@ -60,6 +67,7 @@ static volatile uint8_t rx_ring_full;
  * every half ring (a frame may be complete, or the ring is filling up).
  * uart.c's handler does the same in assembly.
  */
+#ifndef FW_REG_HEADS
 static inline void uart_ring_rx_put(uint8_t byte)
 {
 	uint8_t head = rx_head;
@@ -74,10 +82,11 @@ static inline void uart_ring_rx_put(uint8_t byte)
 	if (byte == 0 || !(next & (PHYLLO_FW_RX_RING / 2 - 1)))
 		phyllo_fw_wake |= PHYLLO_FW_WAKE_RX;
 }
+#endif
 
 const uint8_t *phyllo_fw_uart_rx_peek(uint8_t *n)
 {
-	uint8_t head = rx_head;
+	uint8_t head = fw_rx_head();
 	uint8_t tail = rx_tail;
 
 	*n = head >= tail ? (uint8_t)(head - tail) : (uint8_t)(PHYLLO_FW_RX_RING - tail);
@@ -91,7 +100,7 @@ void phyllo_fw_uart_rx_consume(uint8_t n)
 
 uint8_t phyllo_fw_uart_rx_fill(void)
 {
-	return (uint8_t)(rx_head - rx_tail) & RX_MASK;
+	return (uint8_t)(fw_rx_head() - rx_tail) & RX_MASK;
 }
 
 uint8_t phyllo_fw_uart_rx_dropped(void)
@@ -143,7 +152,7 @@ static void tx_wait(uint8_t head, uint8_t want)
 
 		FW_IRQ_OFF();
 		/* 8-bit arithmetic: this runs after every interrupt */
-		room = (uint8_t)((uint8_t)(tx_tail - head - 1) & TX_MASK);
+		room = (uint8_t)((uint8_t)(fw_tx_tail() - head - 1) & TX_MASK);
 		if (room >= want)
 			break;
 		if (phyllo_fw_wake & PHYLLO_FW_WAKE_RX) {
@@ -168,7 +177,7 @@ static void tx_write(const uint8_t *buf, uint16_t n)
 	}
 	while (n) {
 		uint8_t want = n < PHYLLO_FW_TX_RING / 2 ? (uint8_t)n : PHYLLO_FW_TX_RING / 2;
-		uint8_t room = (uint8_t)(tx_tail - head - 1) & TX_MASK;
+		uint8_t room = (uint8_t)(fw_tx_tail() - head - 1) & TX_MASK;
 
 		/* Refill in batches: topping the ring up byte by byte as the
 		 * handler frees it would spin at the line's pace, and serve no
@@ -199,7 +208,7 @@ static void tx_write(const uint8_t *buf, uint16_t n)
 void phyllo_fw_uart_write(void *ctx, const uint8_t *buf, uint16_t n)
 {
 	uint8_t head = tx_head;
-	uint8_t room = (uint8_t)(tx_tail - head - 1) & TX_MASK;
+	uint8_t room = (uint8_t)(fw_tx_tail() - head - 1) & TX_MASK;
 
 	(void)ctx;
 	if (n && n <= room && n <= (uint8_t)(PHYLLO_FW_TX_RING - head) &&

@@ -18,7 +18,7 @@
 #      simulated Uno: Echo answers every tuple, ping and stats; Blink's LED
 #      follows the blink topic.
 # First, before any simulation: no code of an Uno or Micro image but the
-# UART handlers touches r4/r5, their registers (fixed-regs.sh).
+# UART handlers touches r4..r7, their registers (fixed-regs.sh).
 # COUNT=N overrides the 1000 echoes (for a quick run).
 set -u
 BUILD=$1
@@ -84,7 +84,7 @@ client() {
 	echo "ok   $name: $summary $rate"
 }
 
-echo "== r4/r5 left to the UART handlers (uart.c)"
+echo "== r4..r7 left to the UART handlers (uart.c)"
 "$(dirname "$0")/fixed-regs.sh" "$FW"/uno-*/phyllo-*.elf "$FW"/micro-*/phyllo-*.elf ||
 	fail "fixed registers"
 
