@@ -75,11 +75,13 @@ hrtimer_setup(struct hrtimer *timer,
 #endif
 #endif
 
-/* 6.13 made a symbol namespace a string, in MODULE_IMPORT_NS() too. */
+/*
+ * 6.13 made a symbol namespace a string: MODULE_IMPORT_NS("NS"). Before,
+ * the macro stringified a bare name into the same "NS".
+ */
 #ifdef PHYLLO_NS_TOKEN
-#define PHYLLO_IMPORT_NS_KUNIT() MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING)
-#else
-#define PHYLLO_IMPORT_NS_KUNIT() MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING")
+#undef MODULE_IMPORT_NS
+#define MODULE_IMPORT_NS(ns) MODULE_INFO(import_ns, ns)
 #endif
 
 #endif /* PHYLLO_COMPAT_H */

@@ -1852,4 +1852,4 @@ kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
 /* One module with the core suites (phyllo_core_test.c): phyllo_kunit. */
 MODULE_DESCRIPTION("KUnit suites for the phyllo line discipline and its protocol core");
 MODULE_LICENSE("GPL");
-PHYLLO_IMPORT_NS_KUNIT();
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
