@@ -504,6 +504,7 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 	out->len = n - hdr;
 	return 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_receive);
 
 static uint16_t arq_until(uint16_t next, uint32_t now, uint32_t due)
 {
@@ -579,6 +580,7 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 		next = arq_until(next, now_ms, a->rto_due);
 	return next;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_poll);
 
 int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 		    const struct phyllo_arq_link *link, struct phyllo_stats *stats,
@@ -604,6 +606,7 @@ int phyllo_arq_init(struct phyllo_arq *a, const struct phyllo_arq_config *cfg,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_init);
 
 uint8_t phyllo_arq_room(const struct phyllo_arq *a)
 {
@@ -611,6 +614,7 @@ uint8_t phyllo_arq_room(const struct phyllo_arq *a)
 
 	return (uint8_t)(a->tx_count < w ? w - a->tx_count : 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_room);
 
 int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
 		    uint16_t len, uint32_t now_ms)
@@ -644,6 +648,7 @@ int phyllo_arq_send(struct phyllo_arq *a, uint8_t type, const uint8_t *data,
 	arq_transmit_new(a, now_ms);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_send);
 
 int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
 			       const uint8_t *data, uint16_t len)
@@ -655,6 +660,7 @@ int phyllo_arq_send_unreliable(struct phyllo_arq *a, uint8_t type,
 	arq_emit(a, 0, 0, PHYLLO_FLAG_NOS, type, data, len);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_send_unreliable);
 
 void phyllo_arq_reset(struct phyllo_arq *a, bool rst, uint32_t now_ms)
 {
@@ -680,6 +686,7 @@ void phyllo_arq_hold(struct phyllo_arq *a, bool hold)
 	if (!hold && a->hold_dropped)
 		arq_ask_again(a);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_hold);
 
 int phyllo_arq_refuse(struct phyllo_arq *a)
 {
@@ -695,6 +702,7 @@ int phyllo_arq_refuse(struct phyllo_arq *a)
 	a->stats->rx_hold++;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_refuse);
 
 uint8_t phyllo_arq_take_events(struct phyllo_arq *a)
 {
@@ -703,6 +711,7 @@ uint8_t phyllo_arq_take_events(struct phyllo_arq *a)
 	a->events = 0;
 	return ev;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_take_events);
 
 void phyllo_arq_set_line_ms(struct phyllo_arq *a, uint16_t line_ms)
 {
@@ -712,3 +721,4 @@ void phyllo_arq_set_line_ms(struct phyllo_arq *a, uint16_t line_ms)
 		a->stats->rto_ms = a->rto;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_arq_set_line_ms);

@@ -65,6 +65,7 @@ uint16_t phyllo_cobs_write(const struct phyllo_out *out, const uint8_t *head, ui
 		}
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_cobs_write);
 
 void phyllo_cobs_rx_init(struct phyllo_cobs_rx *r)
 {
@@ -74,6 +75,7 @@ void phyllo_cobs_rx_init(struct phyllo_cobs_rx *r)
 	r->zero = false;
 	r->skip = false;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_cobs_rx_init);
 
 /* A code byte: the zero the last group stands for, then a new group. A
  * group that would take the chunk past its limit starts the skipping.
@@ -196,6 +198,7 @@ int phyllo_cobs_rx_feed(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n
 {
 	return cobs_rx_bytes(r, buf, n, used, false);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_cobs_rx_feed);
 
 uint16_t phyllo_cobs_rx_take(struct phyllo_cobs_rx *r, const uint8_t *buf, uint16_t n)
 {
@@ -204,6 +207,7 @@ uint16_t phyllo_cobs_rx_take(struct phyllo_cobs_rx *r, const uint8_t *buf, uint1
 	cobs_rx_bytes(r, buf, n, &used, true);
 	return used;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_cobs_rx_take);
 
 int phyllo_cobs_rx_take_frame(struct phyllo_cobs_rx *r, uint8_t *dst, uint16_t cap)
 {

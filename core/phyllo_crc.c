@@ -54,6 +54,7 @@ static const uint16_t crc_t16[256] PHYLLO_ROM = {
 };
 
 const uint16_t phyllo_crc_table_bytes = sizeof(crc_t16);
+EXPORT_SYMBOL_IF_KUNIT(phyllo_crc_table_bytes);
 const uint16_t phyllo_crc_table_ram_bytes = PHYLLO_ROM_IS_FLASH ? 0 : sizeof(crc_t16);
 
 /*
@@ -104,6 +105,7 @@ uint32_t phyllo_crc_update_portable(uint32_t crc, const uint8_t *p, uint16_t n)
 	}
 	return (uint32_t)c3 << 24 | (uint32_t)c2 << 16 | (uint32_t)c1 << 8 | c0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_crc_update_portable);
 
 #if PHYLLO_FAST_AVR
 /*
@@ -222,14 +224,17 @@ uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n)
 		: "r30", "r31", "memory");
 	return (uint32_t)c3 << 24 | (uint32_t)c2 << 16 | (uint32_t)c1 << 8 | c0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_crc_update);
 #else
 uint32_t phyllo_crc_update(uint32_t crc, const uint8_t *p, uint16_t n)
 {
 	return phyllo_crc_update_portable(crc, p, n);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_crc_update);
 #endif
 
 uint32_t phyllo_crc32(const uint8_t *p, uint16_t n)
 {
 	return phyllo_crc_update(PHYLLO_CRC_INIT, p, n) ^ PHYLLO_CRC_XOROUT;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_crc32);

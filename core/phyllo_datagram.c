@@ -15,6 +15,7 @@ int phyllo_datagram_parse(const uint8_t *frame, uint16_t n, struct phyllo_unit *
 	u->data = frame + PHYLLO_DATAGRAM_HDR;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_datagram_parse);
 
 int phyllo_datagram_header(uint8_t hdr[PHYLLO_DATAGRAM_HDR], uint8_t type, uint16_t len)
 {
@@ -24,6 +25,7 @@ int phyllo_datagram_header(uint8_t hdr[PHYLLO_DATAGRAM_HDR], uint8_t type, uint1
 	hdr[1] = type;
 	return PHYLLO_DATAGRAM_HDR;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_datagram_header);
 
 static uint32_t crc_read(const uint8_t *p)
 {
@@ -41,6 +43,7 @@ int phyllo_validated_parse(const uint8_t *p, uint16_t n, struct phyllo_unit *u)
 	u->data = p + PHYLLO_VALIDATED_HDR;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_validated_parse);
 
 int phyllo_validated_header(uint8_t *hdr, uint8_t type, uint8_t npre,
 			    const uint8_t *body, uint16_t nb)
@@ -58,3 +61,4 @@ int phyllo_validated_header(uint8_t *hdr, uint8_t type, uint8_t npre,
 	hdr[3] = (uint8_t)crc;
 	return PHYLLO_VALIDATED_HDR;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_validated_header);

@@ -26,9 +26,11 @@ int phyllo_pubsub_parse(const uint8_t *p, uint16_t n, struct phyllo_pubsub *m)
 	m->len = n - PHYLLO_PUBSUB_HDR - tl;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_pubsub_parse);
 
 bool phyllo_pubsub_topic_match(const struct phyllo_pubsub *m,
 			       const uint8_t *prefix, uint8_t n)
 {
 	return n <= m->topic_len && (n == 0 || memcmp(m->topic, prefix, n) == 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_pubsub_topic_match);

@@ -117,6 +117,7 @@ int phyllo_stack_init(struct phyllo_stack *s, uint8_t preset,
 		ret = phyllo_arq_init(&s->arq, arq_cfg ? arq_cfg : &def, &link, &s->stats, nonce);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_init);
 
 uint16_t phyllo_stack_mtu(uint8_t preset)
 {
@@ -126,6 +127,7 @@ uint16_t phyllo_stack_mtu(uint8_t preset)
 	default:                    return PHYLLO_RELIABLE_MAX;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_mtu);
 
 /* Climb the preset's layers for one decoded frame. Returns 1 with *u set
  * when the frame carries an application unit, 0 when a layer consumed it,
@@ -193,6 +195,7 @@ uint16_t phyllo_stack_receive(struct phyllo_stack *s, const uint8_t *buf, uint16
 	s->stats.rx_bytes += i;
 	return i;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_receive);
 
 uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf, uint16_t n)
 {
@@ -201,6 +204,7 @@ uint16_t phyllo_stack_receive_partial(struct phyllo_stack *s, const uint8_t *buf
 	s->stats.rx_bytes += k;
 	return k;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_receive_partial);
 
 int phyllo_stack_receive_set_aside(struct phyllo_stack *s, uint8_t *dst, uint16_t cap)
 {
@@ -210,12 +214,14 @@ int phyllo_stack_receive_set_aside(struct phyllo_stack *s, uint8_t *dst, uint16_
 		s->stats.rx_bytes++;	/* the delimiter */
 	return len;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_receive_set_aside);
 
 int phyllo_stack_receive_frame(struct phyllo_stack *s, const uint8_t *frame, uint16_t len,
 			       uint32_t now_ms, struct phyllo_unit *unit)
 {
 	return stack_deliver(s, 1, frame, len, now_ms, unit);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_receive_frame);
 
 int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,
 		      uint16_t len, bool reliable, uint32_t now_ms)
@@ -236,6 +242,7 @@ int phyllo_stack_send(struct phyllo_stack *s, uint8_t type, const uint8_t *data,
 		s->stats.tx_units++;
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_send);
 
 uint8_t phyllo_stack_room(const struct phyllo_stack *s)
 {
@@ -251,6 +258,7 @@ uint16_t phyllo_stack_poll(struct phyllo_stack *s, uint32_t now_ms)
 {
 	return s->preset == PHYLLO_PRESET_STANDARD ? phyllo_arq_poll(&s->arq, now_ms) : 1000;
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_stack_poll);
 
 uint8_t phyllo_stack_take_events(struct phyllo_stack *s)
 {

@@ -89,6 +89,19 @@ enum phyllo_err {
 
 #define PHYLLO_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * EXPORT_SYMBOL_IF_KUNIT(sym), right after a function (or object) the
+ * kernel's KUnit suites call from their own module: the kernel's macro,
+ * from the header the kernel build names (PHYLLO_EXPORT_HEADER, Kbuild);
+ * everywhere else it declares nothing and costs nothing.
+ */
+#ifdef PHYLLO_EXPORT_HEADER
+#include PHYLLO_EXPORT_HEADER
+#endif
+#ifndef EXPORT_SYMBOL_IF_KUNIT
+#define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
+#endif
+
 /* Wrapping millisecond clock: true when a is at or after b. */
 static inline bool phyllo_time_reached(uint32_t now, uint32_t deadline)
 {

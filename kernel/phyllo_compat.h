@@ -63,7 +63,8 @@ hrtimer_setup(struct hrtimer *timer,
 /*
  * The internal functions the KUnit suites (phyllo_kunit) call are exported
  * to them with EXPORT_SYMBOL_IF_KUNIT(), in the EXPORTED_FOR_KUNIT_TESTING
- * namespace and only when KUnit is on. A kernel without
+ * namespace and only when KUnit is on; the core's files reach it through
+ * this header too (PHYLLO_EXPORT_HEADER, core/phyllo_types.h). A kernel without
  * <kunit/visibility.h> (6.1 before it was backported) gets the same
  * macro here.
  */

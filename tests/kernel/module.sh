@@ -125,12 +125,8 @@ cpl() {	# cpl ",MORE_TYPES_TO_IGNORE" FILE...
 #  - MACRO_ARG_REUSE: the sysfs attribute tables name a field twice (its
 #    file name and its offsetof), and the trace hook passes ctx to a
 #    function that only reads it;
-#  - phyllo_core_exports.c: the core's KUnit-only exports, away from their
-#    definitions (the core's files are shared with the firmware and
-#    userspace and carry no kernel macros), EXPORT_SYMBOL's placement rule;
 cpl ",MACRO_ARG_REUSE" $(ls "$repo"/kernel/*.c "$repo"/kernel/*.h "$repo"/uapi/phyllo.h |
-	grep -v -e /phyllo_events.h -e /phyllo_core_exports.c)
-cpl ",MACRO_ARG_REUSE,EXPORT_SYMBOL" "$repo/kernel/phyllo_core_exports.c"
+	grep -v -e /phyllo_events.h)
 cpl ",OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT" "$repo/kernel/phyllo_events.h"
 # The core is compiled into the module too. Kept, as lib/xz keeps them:
 #  - PREFER_KERNEL_TYPES: the same files build for the AVR and userspace,

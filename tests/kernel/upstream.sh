@@ -139,6 +139,8 @@ tp=$(grep -l '^#define CREATE_TRACE_POINTS' "$d"/*.c || true)
 	echo
 	echo '# The core reaches the trace events through this header (phyllo_trace.h).'
 	echo "ccflags-y += -DPHYLLO_TRACE_HEADER='\"phyllo_trace_hook.h\"'"
+	echo '# The core exports to the KUnit suites through this one (phyllo_types.h).'
+	echo "ccflags-y += -DPHYLLO_EXPORT_HEADER='\"phyllo_compat.h\"'"
 	echo '# The kernel API its headers have (phyllo_compat.h).'
 	echo 'include $(srctree)/drivers/tty/phyllo/phyllo_compat.mk'
 	echo '# define_trace.h includes phyllo_events.h by its path from here.'
