@@ -113,7 +113,9 @@ static int attach_ldisc(int fd, const struct attach_opts *o)
 			"needs CAP_NET_ADMIN; run as root\n");
 	else if (errno == EINVAL && access("/sys/module/phyllo", F_OK) != 0)
 		fprintf(stderr, "phyllo attach: line discipline %lu is not registered: the "
-			"phyllo module is not loaded; run 'modprobe phyllo' first\n", o->ldisc);
+			"phyllo module is not loaded; run 'modprobe phyllo' first, or, where "
+			"modules cannot load, skip attach: pub, sub, echo and stats take "
+			"--tty %s and run the protocol themselves\n", o->ldisc, o->tty);
 	else
 		fprintf(stderr, "phyllo attach: cannot attach line discipline %lu to %s: %s\n",
 			o->ldisc, o->tty, strerror(errno));

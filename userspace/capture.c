@@ -50,12 +50,42 @@ struct capture_trace {
 	size_t len;
 };
 
+/* The installed dissector beside this binary (BIN/../share/phyllo/
+ * wireshark/phyllo.lua: make install's PREFIX, the package's /usr), else
+ * where make install puts it. */
+static void capture_dissector(char *buf, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	exe[n > 0 ? n : 0] = 0;
+	slash = strrchr(exe, '/');
+	if (slash && slash > exe) {
+		*slash = 0;
+		slash = strrchr(exe, '/');
+	}
+	if (slash) {
+		*slash = 0;
+		snprintf(buf, len, "%s/share/phyllo/wireshark/phyllo.lua", exe);
+		if (!access(buf, R_OK))
+			return;
+	}
+	snprintf(buf, len, "PREFIX/share/phyllo/wireshark/phyllo.lua, from make install or "
+		 "the phyllo package");
+}
+
 static void capture_usage(FILE *f)
 {
+	char lua[PATH_MAX + 64];
+
+	capture_dissector(lua, sizeof(lua));
 	fputs("usage: phyllo capture [-w FILE] [-t S] --device /dev/phylloN [-- COMMAND [ARG...]]\n"
-	      "       phyllo capture [-w FILE] [-t S] -- COMMAND [ARG...]\n"
-	      "Record a link as pcapng for Wireshark (tools/wireshark/phyllo.lua).\n"
-	      "\n"
+	      "       phyllo capture [-w FILE] [-t S] -- COMMAND [ARG...]\n", f);
+	fprintf(f, "Record a link as pcapng for Wireshark; the dissector is\n%s\n"
+		"(tshark -X lua_script:phyllo.lua -r FILE, or copy it to\n"
+		"~/.local/lib/wireshark/plugins/).\n", lua);
+	fputs("\n"
 	      "  -w, --write FILE    the pcapng file (default phyllo.pcapng)\n"
 	      "  -d, --device DEV    /dev/phylloN: its trace events, through tracefs (root)\n"
 	      "  -t, --timeout S     stop after S seconds (default: when COMMAND ends, or\n"
@@ -83,7 +113,7 @@ static void capture_parse(struct capture_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'w': o->file = optarg; break;
 		case 'd': o->device = optarg; break;
-		case 't': o->timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
+		case 't': o->timeout_s = util_parse_timeout(optarg); break;
 		case 'h': capture_usage(stdout); exit(0);
 		default: capture_usage(stderr); exit(2);
 		}
@@ -269,6 +299,25 @@ static unsigned long trace_drain(struct phyllo_capture *c, struct capture_trace 
 	return events;
 }
 
+/* The file can be made where it is named (before COMMAND runs, so that a
+ * bad path is said as the capture file's, not blamed on COMMAND's link);
+ * left absent, so that a command that wrote none is told apart. 0, or -1
+ * after saying why. */
+static int capture_can_create(const char *file)
+{
+	int fd;
+
+	unlink(file);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		phyllo_capture_explain("phyllo capture", "-w ", file, errno);
+		return -1;
+	}
+	close(fd);
+	unlink(file);
+	return 0;
+}
+
 static pid_t capture_spawn(char **cmd, const char *file, bool env)
 {
 	pid_t pid = fork();
@@ -332,7 +381,7 @@ static int capture_device(const struct capture_opts *o)
 		goto out;
 	c = phyllo_capture_open(o->file, PHYLLO_CAPTURE_LINKTYPE_EVENTS, name, desc);
 	if (!c) {
-		fprintf(stderr, "phyllo capture: %s: %s\n", o->file, strerror(errno));
+		phyllo_capture_explain("phyllo capture", "-w ", o->file, errno);
 		goto out;
 	}
 	if (o->cmd && (child = capture_spawn(o->cmd, o->file, false)) < 0)
@@ -358,16 +407,18 @@ int capture_main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if (o.device)
 		return capture_device(&o);
-	unlink(o.file);	/* so that a command that wrote none is told apart */
+	if (capture_can_create(o.file))
+		return 1;
 	child = capture_spawn(o.cmd, o.file, true);
 	if (child < 0)
 		return 1;
 	ret = capture_wait(NULL, NULL, child, o.timeout_s, NULL);
-	if (access(o.file, F_OK)) {
+	if (access(o.file, F_OK) && ret)
+		fprintf(stderr, "phyllo capture: %s failed (status %d) and wrote no %s\n",
+			o.cmd[0], ret, o.file);
+	else if (access(o.file, F_OK))
 		fprintf(stderr, "phyllo capture: %s wrote no %s: only a userspace stack does "
 			"(phyllo peer, a --tty command, a libphyllo program on a tty)\n", o.cmd[0],
 			o.file);
-		return ret ? ret : 1;
-	}
-	return ret;
+	return access(o.file, F_OK) && !ret ? 1 : ret;
 }

@@ -21,7 +21,9 @@ static void dev_explain(const char *path)
 {
 	if (errno == ENOENT && access("/sys/module/phyllo", F_OK) != 0)
 		fprintf(stderr, "phyllo: %s: no such device, and the phyllo module is not "
-			"loaded: run 'modprobe phyllo' (or insmod phyllo.ko) first\n", path);
+			"loaded: run 'modprobe phyllo' (or insmod phyllo.ko) first, or, where "
+			"modules cannot load, give the board's serial port with --tty (--tty "
+			"/dev/ttyACM0): the protocol then runs in phyllo itself\n", path);
 	else if (errno == ENOENT || errno == ENXIO || errno == ENODEV)
 		fprintf(stderr, "phyllo: %s: no such link: attach a serial port first with "
 			"'phyllo attach TTY' (or 'ldattach 29 TTY'); 'phyllo list' shows the "
@@ -66,51 +68,91 @@ static pid_t dev_flock_holder(const struct stat *st)
 	return found;
 }
 
-/* Any other process with the device rdev open (as fuser finds it), or 0. */
-static pid_t dev_fd_holder(dev_t rdev)
+/* The index of a Unix98 pty slave (majors 136..143), or -1. */
+static int dev_pty_index(dev_t rdev)
+{
+	unsigned int maj = major(rdev);
+
+	return maj >= 136 && maj <= 143 ? (int)((maj - 136) * 256 + minor(rdev)) : -1;
+}
+
+/* Whether /proc/PID/fd/FD (f) is the master of pty idx: a ptmx whose
+ * fdinfo says "tty-index: idx". */
+static bool dev_is_master(const char *pid, const char *fd, const char *f, int idx)
+{
+	char link[64], info[600], line[128];
+	ssize_t n = readlink(f, link, sizeof(link) - 1);
+	bool found = false;
+	FILE *fi;
+	int i;
+
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	if (strcmp(link, "/dev/ptmx") && strcmp(link, "/dev/pts/ptmx"))
+		return false;
+	snprintf(info, sizeof(info), "/proc/%s/fdinfo/%s", pid, fd);
+	fi = fopen(info, "re");
+	while (fi && !found && fgets(line, sizeof(line), fi))
+		found = sscanf(line, "tty-index: %d", &i) == 1 && i == idx;
+	if (fi)
+		fclose(fi);
+	return found;
+}
+
+/* Whether process pid (a /proc name) has rdev open, and whether it also
+ * holds the master of the pty idx (>= 0), which makes it the pty's far
+ * end, not a user of the port. */
+static bool dev_pid_opens(const char *pid, dev_t rdev, int idx, bool *master)
 {
 	char f[600];
-	struct dirent *p, *d;
-	DIR *proc = opendir("/proc"), *fds;
+	struct dirent *d;
+	DIR *fds;
+	bool opens = false;
+
+	snprintf(f, sizeof(f), "/proc/%s/fd", pid);
+	fds = opendir(f);
+	*master = false;
+	while (fds && (d = readdir(fds))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(f, sizeof(f), "/proc/%s/fd/%s", pid, d->d_name);
+		opens = opens || dev_is_rdev(f, rdev);
+		*master = *master || (idx >= 0 && dev_is_master(pid, d->d_name, f, idx));
+	}
+	if (fds)
+		closedir(fds);
+	return opens;
+}
+
+/* Any other process with the device rdev open (as fuser finds it), but
+ * the far end of a pty (the one that holds its master too), or 0. */
+static pid_t dev_fd_holder(dev_t rdev)
+{
+	struct dirent *p;
+	DIR *proc = opendir("/proc");
 	pid_t found = 0;
+	int idx = dev_pty_index(rdev);
+	bool master;
 
 	while (proc && !found && (p = readdir(proc))) {
 		if (p->d_name[0] < '1' || p->d_name[0] > '9' || atoi(p->d_name) == getpid())
 			continue;
-		snprintf(f, sizeof(f), "/proc/%s/fd", p->d_name);
-		fds = opendir(f);
-		while (fds && !found && (d = readdir(fds))) {
-			snprintf(f, sizeof(f), "/proc/%s/fd/%s", p->d_name, d->d_name);
-			if (d->d_name[0] != '.' && dev_is_rdev(f, rdev))
-				found = atoi(p->d_name);
-		}
-		if (fds)
-			closedir(fds);
+		if (dev_pid_opens(p->d_name, rdev, idx, &master) && !master)
+			found = atoi(p->d_name);
 	}
 	if (proc)
 		closedir(proc);
 	return found;
 }
 
-pid_t dev_tty_holder(const char *path, char *cmd, size_t len)
+/* The command line of pid, arguments joined by spaces, into cmd. */
+static void dev_cmdline(pid_t pid, char *cmd, size_t len)
 {
-	struct stat st;
-	char name[64], file[64];
-	pid_t pid = 0;
+	char file[64];
 	ssize_t n = 0;
 	int fd;
 
-	snprintf(cmd, len, "?");
-	if (stat(path, &st) || !S_ISCHR(st.st_mode))
-		return 0;
-	pid = dev_flock_holder(&st);
-	if (!pid && !ttylock_name(path, name, sizeof(name)))
-		pid = ttylock_owner(name);
-	if (!pid)
-		pid = dev_fd_holder(st.st_rdev);
-	if (!pid)
-		return 0;
-	/* its command line, arguments joined by spaces */
 	snprintf(file, sizeof(file), "/proc/%d/cmdline", (int)pid);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
@@ -123,6 +165,38 @@ pid_t dev_tty_holder(const char *path, char *cmd, size_t len)
 			if (!cmd[i])
 				cmd[i] = ' ';
 	}
+}
+
+pid_t dev_tty_holder(const char *path, char *cmd, size_t len)
+{
+	struct stat st;
+	char name[64];
+	pid_t pid = 0;
+
+	snprintf(cmd, len, "?");
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return 0;
+	pid = dev_flock_holder(&st);
+	if (!pid && !ttylock_name(path, name, sizeof(name)))
+		pid = ttylock_owner(name);
+	if (!pid)
+		pid = dev_fd_holder(st.st_rdev);
+	if (pid)
+		dev_cmdline(pid, cmd, len);
+	return pid;
+}
+
+pid_t dev_tty_other(const char *path, char *cmd, size_t len)
+{
+	struct stat st;
+	pid_t pid;
+
+	snprintf(cmd, len, "?");
+	if (stat(path, &st) || !S_ISCHR(st.st_mode))
+		return 0;
+	pid = dev_fd_holder(st.st_rdev);
+	if (pid)
+		dev_cmdline(pid, cmd, len);
 	return pid;
 }
 
@@ -180,6 +254,8 @@ struct phyllo *dev_open_link(const struct dev_spec *spec, const char *who)
 			who, path);
 	} else if (errno == EBUSY) {
 		dev_explain_busy(who, path);
+	} else if (errno == ECANCELED) {
+		/* the capture file's fault, said by the library; the port is fine */
 	} else {
 		fprintf(stderr, "%s: cannot open %s: %s%s\n", who, path, strerror(errno),
 			errno == EACCES ? " (add yourself to the 'dialout' group, or run as root)"

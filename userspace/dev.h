@@ -37,6 +37,10 @@ struct phyllo *dev_open_link(const struct dev_spec *spec, const char *who);
  * UUCP lock file, or any other process with it open; its pid (0: none
  * found) and its command line into cmd. */
 pid_t dev_tty_holder(const char *path, char *cmd, size_t len);
+/* Another process with the serial port at path open, locked or not (as
+ * fuser finds it; the far end of a pty, which holds its master, is not
+ * one): its pid (0: none) and its command line into cmd. */
+pid_t dev_tty_other(const char *path, char *cmd, size_t len);
 /* The path spec names (for messages). */
 const char *dev_name(const struct dev_spec *spec);
 

@@ -94,9 +94,9 @@ static int small_parse(struct small_opts *o, int *argc, char ***argv, const char
 		case 'b': o->link.baud = link_parse_baud(who, optarg); break;
 		case OPT_PRESET: o->link.preset = util_parse_preset(optarg); break;
 		case 'j': o->json = true; break;
-		case 'n': o->count = util_parse_num("--count", optarg, 1, 1000000000); break;
+		case 'n': o->count = util_parse_count(optarg); break;
 		case 't':
-			o->timeout_s = util_parse_num("--timeout", optarg, 0, 86400);
+			o->timeout_s = util_parse_timeout(optarg);
 			o->timeout_set = true;
 			break;
 		case 's': o->schema = util_parse_num("--schema", optarg, 0, 255); break;
@@ -180,10 +180,23 @@ static int stats_live(const struct small_opts *o)
 	return 0;
 }
 
+/* The port is held and its holder reports nothing: say why, the
+ * folder first (what a user can change). */
+static void stats_no_report(const char *tty)
+{
+	char cmd[120], why[PATH_MAX + 96];
+	pid_t pid = dev_tty_holder(tty, cmd, sizeof(cmd));
+
+	if (pid)
+		fprintf(stderr, "phyllo stats: process %d reports no live counters of %s for "
+			"stats --tty to read: %s\n", (int)pid, tty,
+			phyllo_lib_report_why(why, sizeof(why)));
+}
+
 int stats_main(int argc, char **argv)
 {
 	static const char usage[] = "usage: phyllo stats [-d DEV | --tty TTY] [-b N] [--preset P] "
-		"[-t SECONDS] [--json]\n"
+		"[-t SECONDS] [-j]\n"
 		"Print the link's counters: on -d DEV the kernel's, since the link was\n"
 		"attached. With --tty, while another program holds the port, the counters\n"
 		"it reports of its session; else this command's own: it opens a new session\n"
@@ -204,8 +217,11 @@ int stats_main(int argc, char **argv)
 	if (o.link.tty && !stats_live(&o))
 		return 0;
 	h = dev_open_link(&o.link, "phyllo stats");
-	if (!h)
+	if (!h) {
+		if (o.link.tty)
+			stats_no_report(o.link.tty);
 		return 1;
+	}
 	diag_begin(&d, h);
 	if (o.link.tty && phyllo_wait_up(h, (int)o.timeout_s * 1000)) {
 		fprintf(stderr, "phyllo stats: no session with the far end of %s within %lu s",
@@ -290,8 +306,9 @@ int list_main(int argc, char **argv)
 				 "list", argv[optind]);
 	d = opendir("/sys/class/phyllo");
 	if (!d) {
-		fprintf(stderr, "phyllo list: the phyllo module is not loaded: run "
-			"'modprobe phyllo' first\n");
+		fprintf(stderr, "phyllo list: the phyllo module is not loaded, so there are no "
+			"links to list: run 'modprobe phyllo' first (a --tty command needs no "
+			"module and makes no link)\n");
 		return 1;
 	}
 	if (o.json)
@@ -604,8 +621,8 @@ int sub_main(int argc, char **argv)
 		"[-n COUNT] [-t SECONDS] [-j] TOPIC\n"
 		"Print every message whose topic starts with TOPIC ('' for all): TOPIC VALUE.\n"
 		"  -n, --count N      stop after N messages (default: never)\n"
-		"  -t, --timeout S    fail if no message comes for S seconds (default 0:\n"
-		"                     wait for ever)\n"
+		"  -t, --timeout S    fail if no message comes for S seconds (default: wait\n"
+		"                     for ever)\n"
 		"  -j, --json         one JSON object per message\n"
 		LINK_USAGE;
 	struct sigaction sa = { .sa_handler = sub_on_signal };
@@ -685,9 +702,9 @@ int drain_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:n:p:t:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
-		case 'n': count = util_parse_num("--count", optarg, 1, 1000000000); break;
+		case 'n': count = util_parse_count(optarg); break;
 		case 'p': pause_ms = util_parse_num("--pause-ms", optarg, 0, 60000); break;
-		case 't': timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
+		case 't': timeout_s = util_parse_timeout(optarg); break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: util_usage_hint("phyllo drain", usage);
 		}

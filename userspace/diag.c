@@ -63,8 +63,8 @@ static void diag_answer(enum diag_wait wait, const char *topic, const char *name
 			topic ? topic : "");
 		break;
 	case DIAG_MESSAGE:
-		fprintf(stderr, "%s; nothing was published on '%s' meanwhile (-t 0 waits for "
-			"ever)\n", up, topic ? topic : "");
+		fprintf(stderr, "%s; nothing was published on '%s' meanwhile (without -t, sub "
+			"waits for ever)\n", up, topic ? topic : "");
 		break;
 	case DIAG_ECHO:
 		fprintf(stderr, "%s, but echoes stopped coming back: is the far end an echo "
@@ -75,6 +75,22 @@ static void diag_answer(enum diag_wait wait, const char *topic, const char *name
 			"answering, or the line is too lossy\n", up, name);
 		break;
 	}
+}
+
+/* Before the board is blamed: another program with the port open and no
+ * lock (cat, a terminal program) takes whatever bytes it reads first, so
+ * frames arrive cut or not at all. Said, and true, when one is found. */
+static bool diag_other_reader(const struct dev_spec *spec)
+{
+	char cmd[120];
+	pid_t pid = spec->tty ? dev_tty_other(spec->tty, cmd, sizeof(cmd)) : 0;
+
+	if (!pid)
+		return false;
+	fprintf(stderr, "process %d (%s) has %s open too, without a lock: it reads what the "
+		"board sends, so this side gets a part of it or none. Stop it, then try again "
+		"(to share a board: SHARING A BOARD in phyllo(1))\n", (int)pid, cmd, spec->tty);
+	return true;
 }
 
 void diag_explain(const struct diag *d, struct phyllo *h, const struct dev_spec *spec,
@@ -96,6 +112,8 @@ void diag_explain(const struct diag *d, struct phyllo *h, const struct dev_spec 
 	      dv[DIAG_AT(rx_crc)];
 	resets = s.resets - d->resets0;
 	fputs(": ", stderr);
+	if (diag_other_reader(spec))
+		return;
 	if (!dv[DIAG_AT(rx_bytes)])
 		fprintf(stderr, "nothing at all came from %s. Is the board powered, flashed "
 			"with phyllo firmware (make flash) and on this port (%s; the firmware "

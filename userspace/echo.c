@@ -109,9 +109,9 @@ static void echo_parse(struct echo_opts *o, int argc, char **argv)
 				exit(2);
 			}
 			break;
-		case 'n': o->count = util_parse_num("--count", optarg, 1, 100000000); break;
+		case 'n': o->count = util_parse_count(optarg); break;
 		case 'w': o->window = util_parse_num("--window", optarg, 1, 1000); break;
-		case 't': o->timeout_s = util_parse_num("--timeout", optarg, 1, 86400); break;
+		case 't': o->timeout_s = util_parse_timeout(optarg); break;
 		case 'u': o->unreliable = true; break;
 		case 'j': o->json = true; break;
 		case 'h': fputs(echo_usage_text, stdout); exit(0);

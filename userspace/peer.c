@@ -792,7 +792,7 @@ static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
 	case OPT_SINK: set_role(o, ROLE_SINK); break;
 	case OPT_PAUSE: o->pause_ms = util_parse_num("--pause-ms", arg, 0, 60000); break;
 	case OPT_INTERVAL: o->interval_ms = util_parse_num("--interval-ms", arg, 0, 60000); break;
-	case 'n': o->count = util_parse_num("--count", arg, 0, 100000000); break;
+	case 'n': o->count = util_parse_count(arg); break;
 	case OPT_PAYLOAD:
 		if (payload_parse(arg, &o->payload)) {
 			fprintf(stderr, "phyllo peer: --payload: '%s' is not small, large, "
@@ -801,7 +801,7 @@ static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
 		}
 		break;
 	case OPT_EXACT: o->payload.exact = true; break;
-	case 't': o->timeout_s = util_parse_num("--timeout", arg, 0, 86400); break;
+	case 't': o->timeout_s = util_parse_timeout(arg); break;
 	case OPT_CRASH: o->crash_after = util_parse_num("--crash-after", arg, 1, 100000000); break;
 	case OPT_STATS: o->stats_file = arg; break;
 	case 'v': o->verbose = true; break;

@@ -9,7 +9,8 @@
 #   phyllo-san  the same with ASan + UBSan, what the userspace tests run
 # JSON is Debian's jansson (deps.sh core). Targets (check: in make check):
 #   test-userspace     check: the tool (tests/userspace/*.sh; test-board.sh:
-#                      a first board's troubles on ptys; test-docs.py: the
+#                      a first board's troubles on ptys; test-first-try.sh:
+#                      a first day's error messages; test-docs.py: the
 #                      man pages against --help and the header), make install
 #   test-lib           check: libphyllo's unit tests, ASan + UBSan
 #   test-python        check: the Python package (python/), pytest
@@ -75,6 +76,7 @@ test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-faul
 	tests/userspace/test-safety.sh $(HOST)/phyllo-san
 	tests/userspace/test-tty.sh $(HOST)/phyllo-san
 	tests/userspace/test-board.sh $(HOST)/phyllo-san
+	tests/userspace/test-first-try.sh $(HOST)/phyllo-san
 	tests/userspace/test-docs.py $(HOST)/phyllo-san $(CURDIR)
 	tests/userspace/test-attach.sh $(HOST)/phyllo-san
 	tests/userspace/test-peer.sh $(HOST)/phyllo-san
@@ -159,8 +161,14 @@ test-python: $(LIB_SO) $(HOST)/phyllo
 # where the distribution's own do, else under /etc.
 UDEV_RULES_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/udev/rules.d,/etc/udev/rules.d)
 SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
+# /run/phyllo (the live counters of --tty programs): made at every boot
+# from tmpfiles.d, and now when installing on this system.
+TMPFILES_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/tmpfiles.d,/etc/tmpfiles.d)
 .PHONY: install-system
 install-system:
+	install -D -m 644 userspace/system/phyllo.tmpfiles $(DESTDIR)$(TMPFILES_DIR)/phyllo.conf
+	$(if $(DESTDIR),,command -v systemd-tmpfiles >/dev/null && \
+		systemd-tmpfiles --create $(TMPFILES_DIR)/phyllo.conf || mkdir -p -m 755 /run/phyllo)
 	install -D -m 644 userspace/system/70-phyllo.rules $(DESTDIR)$(UDEV_RULES_DIR)/70-phyllo.rules
 	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|@BINDIR@|$(PREFIX)/bin|' userspace/system/phyllo-attach@.service.in \
@@ -173,6 +181,7 @@ install-system:
 .PHONY: uninstall-system
 uninstall-system:
 	rm -f $(DESTDIR)$(UDEV_RULES_DIR)/70-phyllo.rules $(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service \
+		$(DESTDIR)$(TMPFILES_DIR)/phyllo.conf \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/phyllo
 	rmdir $(DESTDIR)$(PREFIX)/share/doc/phyllo 2>/dev/null || true

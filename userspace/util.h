@@ -31,6 +31,14 @@ extern const unsigned int util_stats_count;
 /* Parse an unsigned number in [lo, hi]; prints an error naming opt and
  * exits with status 2 on bad input. */
 unsigned long util_parse_num(const char *opt, const char *s, unsigned long lo, unsigned long hi);
+/* One range per kind of option, whatever the command: -n/--count is 1 to
+ * 10^8 messages, -t/--timeout 1 to 86,400 seconds (a day). A command with
+ * no limit by default (sub waits for ever) has it when the option is not
+ * given; 0 is never a value. */
+#define UTIL_COUNT_MAX 100000000UL
+#define UTIL_TIMEOUT_MAX 86400UL
+#define util_parse_count(s) util_parse_num("--count", (s), 1, UTIL_COUNT_MAX)
+#define util_parse_timeout(s) util_parse_num("--timeout", (s), 1, UTIL_TIMEOUT_MAX)
 /* Parse a preset name; exits with status 2 on bad input. */
 uint8_t util_parse_preset(const char *s);
 const char *util_preset_name(uint8_t preset);

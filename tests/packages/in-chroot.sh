@@ -44,12 +44,12 @@ for f in /usr/bin/phyllo /usr/share/man/man1/phyllo.1.gz /usr/share/man/man4/phy
 	/usr/share/man/man3/libphyllo.3.gz /usr/share/man/man3/phyllo_open.3.gz \
 	/usr/lib/udev/rules.d/70-phyllo.rules /usr/lib/systemd/system/phyllo-attach@.service \
 	/usr/include/libphyllo.h /usr/share/bash-completion/completions/phyllo \
-	/usr/share/phyllo/wireshark/phyllo.lua; do
+	/usr/share/phyllo/wireshark/phyllo.lua /usr/lib/tmpfiles.d/phyllo.conf; do
 	[ -e "$f" ] || bad "no $f"
 done
 grep -q '^ExecStart=/usr/bin/phyllo attach' /usr/lib/systemd/system/phyllo-attach@.service ||
 	bad "the unit does not run /usr/bin/phyllo"
-ok "the tool, its man pages, libphyllo(3), bash completion, the dissector, the udev rule and the systemd unit are installed"
+ok "the tool, its man pages, libphyllo(3), bash completion, the dissector, the udev rule, the systemd unit and tmpfiles.d's /run/phyllo are installed"
 v=$(phyllo --version 2>&1 | head -1)
 [ -n "$v" ] && ok "phyllo --version: $v" || bad "phyllo --version"
 
@@ -90,7 +90,8 @@ apt_get purge -y $debs >>apt.log 2>err && ok "apt purge $debs" || bad "apt purge
 left=
 for f in /usr/bin/phyllo /usr/lib/x86_64-linux-gnu/libphyllo.so.0 /usr/include/libphyllo.h \
 	/usr/lib/python3/dist-packages/phyllolink /usr/lib/udev/rules.d/70-phyllo.rules \
-	/usr/lib/systemd/system/phyllo-attach@.service /usr/share/doc/phyllo; do
+	/usr/lib/systemd/system/phyllo-attach@.service /usr/lib/tmpfiles.d/phyllo.conf \
+	/usr/share/doc/phyllo; do
 	[ -e "$f" ] && left="$left $f"
 done
 [ -z "$left" ] && ok "nothing of them left" || bad "left after purge:$left"

@@ -5,6 +5,10 @@
 # less. Fails when:
 #  - an option of `phyllo CMD --help` is missing from CMD's SYNOPSIS in
 #    phyllo(1), or the SYNOPSIS names one --help does not (per command);
+#  - a long option of `phyllo CMD --help` is never spelled out anywhere in
+#    phyllo(1) (the SYNOPSIS may give only -n; somewhere the page must say
+#    --count), or a usage line names by its long form an option that has a
+#    short one (the others' usage lines give the short: [-j], not [--json]);
 #  - a counter the tool prints (the core's X-macro list and the library's
 #    glue counters) has no entry in phyllo(1)'s COUNTERS section, or an
 #    entry names no counter;
@@ -104,6 +108,36 @@ def check_synopsis(binary, man):
               f"not in --help: {' '.join(extra)}")
 
 
+def usage_line(text):
+    """The usage line of a --help text, with its continuation lines."""
+    lines, keep = [], False
+    for line in text.splitlines():
+        keep = line.startswith("usage:") or (keep and line.startswith(" ") and
+                                              line.strip().startswith("["))
+        if keep:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def check_spelled(binary, man):
+    text = roff_text(man)
+    words = set(re.findall(r"(?<![\w-])(--[a-zA-Z][\w-]*)", text))
+    for cmd in COMMANDS + ["capture"]:
+        helptext = subprocess.run([binary, cmd, "--help"], capture_output=True,
+                                  text=True).stdout
+        opts = help_options(helptext)
+        longs = sorted(f for forms in opts.values() for f in forms if f.startswith("--"))
+        missing = [f for f in longs if f not in words]
+        check(not missing, f"phyllo(1) spells out every long option of 'phyllo {cmd} --help'",
+              f"never written: {' '.join(missing)}")
+        usage = usage_line(helptext)
+        long_form = sorted(f for forms in opts.values() for f in forms
+                           if f.startswith("--") and len(forms) > 1 and
+                           re.search(r"\[" + re.escape(f) + r"[\] ]", usage))
+        check(not long_form, f"'phyllo {cmd} --help': the usage line gives short options",
+              f"long where a short one exists: {' '.join(long_form)}")
+
+
 def check_counters(repo, man):
     stats_h = open(f"{repo}/userspace/lib/stats_list.h").read()
     lst = stats_h.split("#define PHYLLO_STATS_LIST(X)", 1)[1].split("\n#endif", 1)[0]
@@ -143,6 +177,7 @@ def main():
     binary, repo = sys.argv[1], sys.argv[2]
     man = open(f"{repo}/docs/phyllo.1").read()
     check_synopsis(binary, man)
+    check_spelled(binary, man)
     check_counters(repo, man)
     check_library(repo)
     print(f"{passes} passed, {failures} failed")

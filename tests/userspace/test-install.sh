@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 #
 # test-install.sh - `make install` into a DESTDIR: the tool, libphyllo
-# (shared with its soname, and static), the header, phyllo.pc and the man
-# pages; then the README's example program, taken from README.md, built
+# (shared with its soname, and static), the header, phyllo.pc, the man
+# pages and the tmpfiles.d entry for /run/phyllo; then the README's example program, taken from README.md, built
 # with `cc $(pkg-config --cflags --libs phyllo)` against that staged
 # install (shared and static) and run against `phyllo peer --echo` on a pty.
 # Usage: test-install.sh MAKE PHYLLO_BINARY
@@ -21,9 +21,16 @@ r=$dir/root/usr
 for f in bin/phyllo share/man/man1/phyllo.1 share/man/man4/phyllo.4 include/libphyllo.h \
 	lib/libphyllo.a lib/libphyllo.so lib/libphyllo.so.0 lib/pkgconfig/phyllo.pc \
 	share/man/man3/libphyllo.3 share/man/man3/phyllo_open.3 share/man/man3/phyllo_recv.3 \
-	share/bash-completion/completions/phyllo; do
+	share/bash-completion/completions/phyllo lib/tmpfiles.d/phyllo.conf; do
 	[ -e "$r/$f" ] && ok "installed $f" || bad "missing $f"
 done
+# issue 27, 4: /run/phyllo, where --tty programs report for stats --tty
+grep -q '^d /run/phyllo 0755 root root -$' "$r/lib/tmpfiles.d/phyllo.conf" &&
+	ok "4: tmpfiles.d makes /run/phyllo at boot" || bad "4: tmpfiles.d/phyllo.conf"
+# issue 27, 8: capture --help names the dissector as installed, beside the tool
+"$r/bin/phyllo" capture --help >"$dir/out" 2>"$dir/err"
+grep -qx "$r/share/phyllo/wireshark/phyllo.lua" "$dir/out" &&
+	ok "8: capture --help names the installed dissector" || bad "8: capture --help's dissector"
 objdump -p "$r/lib/libphyllo.so" | grep -q "SONAME *libphyllo.so.0$" && ok "soname libphyllo.so.0" ||
 	bad "soname"
 # only the API is exported: no core or helper symbols
@@ -66,4 +73,12 @@ LD_LIBRARY_PATH="$r/lib" ldd "$dir/ping" | grep -q "$r/lib/libphyllo.so.0" &&
 	bad "static example printed '$(cat "$dir/out")'"
 "$dir/ping-static" "$dir/nothing" >"$dir/out" 2>"$dir/err"
 grep -q "No such file" "$dir/err" && ok "and says why it cannot open a path" || bad "open error"
+# issue 27, 6: with no argument and no module, it says to name the tty
+if [ ! -e /dev/phyllo0 ]; then
+	"$dir/ping-static" >"$dir/out" 2>"$dir/err"
+	grep -q "^/dev/phyllo0: No such file" "$dir/err" &&
+		grep -q "without the phyllo module, name the board's tty: .*ping-static /dev/ttyACM0" "$dir/err" &&
+		ok "6: with no argument and no /dev/phyllo0: name the tty, without the module" ||
+		bad "6: the README example with no argument"
+fi
 checks_done

@@ -57,6 +57,7 @@ const char *phyllo_strerror(int err)
 	case EPIPE: return "the link hung up or was detached";
 	case EMSGSIZE: return "message larger than the link carries";
 	case ETIMEDOUT: return "timed out";
+	case ECANCELED: return "the capture file PHYLLO_CAPTURE names cannot be written";
 	default: return strerror(-err);
 	}
 }

@@ -136,6 +136,9 @@ unsigned long phyllo_lib_baud_at(unsigned int i);
  * path for the tty at path (-ENOENT: no run directory, or no /dev node);
  * start, write (at most once a second), remove. */
 int phyllo_lib_report_path(const char *tty, char *buf, size_t len);
+/* Why a program holding a tty may have no report to read: the folder's
+ * absence, its permissions, or the program's own; into buf, returned. */
+const char *phyllo_lib_report_why(char *buf, size_t len);
 void phyllo_lib_report_open(struct phyllo *h);
 void phyllo_lib_report(struct phyllo *h);
 void phyllo_lib_report_close(struct phyllo *h);

@@ -5,10 +5,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib_capture.h"
@@ -131,6 +133,38 @@ static const char *cap_preset_name(uint8_t preset)
 	return preset < 3 ? names[preset] : "unknown";
 }
 
+/* What stands in the way of creating path: its folder's absence or
+ * nature, or errno itself. */
+static void cap_why(const char *path, int err, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	struct stat st;
+
+	buf[0] = 0;
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = 0;
+	if (!dir[0])
+		return;
+	if (stat(dir, &st))
+		snprintf(buf, len, " (there is no folder %s)", dir);
+	else if (!S_ISDIR(st.st_mode))
+		snprintf(buf, len, " (%s is not a folder)", dir);
+	else if (err == EACCES || err == EROFS)
+		snprintf(buf, len, " (this user may not write in %s)", dir);
+}
+
+void phyllo_capture_explain(const char *who, const char *what, const char *path, int err)
+{
+	char why[PATH_MAX + 32];
+
+	cap_why(path, err, why, sizeof(why));
+	fprintf(stderr, "%s: %s%s: cannot create the capture file: %s%s\n", who, what, path,
+		strerror(err), why);
+}
+
 int phyllo_capture_open_env(struct phyllo_capture **c, const char *who, int fd,
 			    const char *name, uint8_t preset)
 {
@@ -154,9 +188,10 @@ int phyllo_capture_open_env(struct phyllo_capture **c, const char *who, int fd,
 	if (*c)
 		return 0;
 	err = errno;
-	fprintf(stderr, "%s: %s=%s: cannot write it: %s\n", who, PHYLLO_CAPTURE_ENV, path,
-		strerror(err));
-	return -err;
+	phyllo_capture_explain(who, PHYLLO_CAPTURE_ENV "=", path, err);
+	fprintf(stderr, "%s: nothing was sent: name a file in a folder that exists and "
+		"can be written, or unset %s\n", who, PHYLLO_CAPTURE_ENV);
+	return -ECANCELED;
 }
 
 static uint64_t cap_now_us(void)

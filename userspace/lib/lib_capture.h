@@ -56,10 +56,16 @@ struct phyllo_capture *phyllo_capture_open(const char *path, uint16_t linktype,
 /* The file $PHYLLO_CAPTURE names, for the frames of a userspace stack on
  * fd (the interface is named name, or fd's path when name is NULL; who
  * and the preset go in its description). *c is NULL when the variable is
- * not set. Returns 0, or -errno after saying on stderr (as "who: ...")
- * that the file cannot be made. */
+ * not set. Returns 0, or -ECANCELED after saying on stderr (as "who:
+ * ...") why the file cannot be made: the failure is the capture file's,
+ * not the link's, and the caller must not blame its port for it. */
 int phyllo_capture_open_env(struct phyllo_capture **c, const char *who, int fd,
 			    const char *name, uint8_t preset);
+/* Say on stderr, as "who: WHATPATH: cannot create the capture file:
+ * strerror(err)", and why when the folder is the cause (there is none, it
+ * is no folder, it may not be written). what is how the user named the
+ * file ("PHYLLO_CAPTURE=", "-w ") and may be "". */
+void phyllo_capture_explain(const char *who, const char *what, const char *path, int err);
 /* Raw bytes of one direction (c may be NULL: nothing is done). */
 void phyllo_capture_bytes(struct phyllo_capture *c, enum phyllo_capture_dir dir,
 			  const uint8_t *b, size_t n);

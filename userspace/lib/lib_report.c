@@ -8,15 +8,20 @@
  *                           "session":..,"time_ms":..,"stats":{name: value}}
  * written to a temporary name and renamed, so a reader never sees half of
  * one; removed when the handle closes. DIR is $PHYLLO_RUN_DIR, else
- * /run/phyllo for root, else $XDG_RUNTIME_DIR/phyllo, and only if it
- * exists: the library makes no directory (a user opts in with mkdir), and
- * without one nothing is written and nothing else changes.
+ * /run/phyllo for root (made at boot, and at install, by the tmpfiles.d
+ * entry of make install and the phyllo package), else
+ * $XDG_RUNTIME_DIR/phyllo, which the library makes (0700: the user's own
+ * per-boot folder holds it); so a first `sub --tty` and `stats --tty`
+ * work with no folder made by hand. The library makes no folder outside
+ * the user's own: where the one it would use is missing nothing is
+ * written and nothing else changes; phyllo_lib_report_why() says why.
  * NAME is the kernel's name of the tty (ttyACM0, pts3), as for lock files.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,25 +32,53 @@
 
 #define LIB_REPORT_EVERY_MS 1000
 
-static const char *report_dir(char *buf, size_t len)
+/* The run folder, and whether it is ours to make (in the user's own
+ * $XDG_RUNTIME_DIR; not one the user named, nor the system's /run). */
+static const char *report_dir(char *buf, size_t len, bool *made_here)
 {
 	const char *env = getenv("PHYLLO_RUN_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
 
+	*made_here = false;
 	if (env && *env)
 		return env;
 	if (geteuid() == 0)
 		return "/run/phyllo";
 	if (xdg && *xdg) {
+		*made_here = true;
 		snprintf(buf, len, "%s/phyllo", xdg);
 		return buf;
 	}
 	return NULL;
 }
 
+const char *phyllo_lib_report_why(char *buf, size_t len)
+{
+	char dirbuf[PATH_MAX];
+	bool made_here;
+	const char *dir = report_dir(dirbuf, sizeof(dirbuf), &made_here);
+
+	if (!dir)
+		snprintf(buf, len, "neither PHYLLO_RUN_DIR nor XDG_RUNTIME_DIR is set (a login "
+			 "session sets XDG_RUNTIME_DIR)");
+	else if (access(dir, F_OK))
+		snprintf(buf, len, "%s does not exist%s", dir, made_here ?
+			 " and could not be made" : !strcmp(dir, "/run/phyllo") ?
+			 " (make install and the phyllo package make it from tmpfiles.d, at "
+			 "boot: systemd-tmpfiles --create phyllo.conf, or mkdir /run/phyllo, "
+			 "makes it now)" : " (PHYLLO_RUN_DIR names it: mkdir it)");
+	else if (access(dir, W_OK))
+		snprintf(buf, len, "%s may not be written by this user", dir);
+	else
+		snprintf(buf, len, "its program writes none there: not a libphyllo program, "
+			 "or one from before live reports");
+	return buf;
+}
+
 int phyllo_lib_report_path(const char *tty, char *buf, size_t len)
 {
 	char real[PATH_MAX], name[64], dirbuf[PATH_MAX];
-	const char *dir = report_dir(dirbuf, sizeof(dirbuf)), *p;
+	bool made_here;
+	const char *dir = report_dir(dirbuf, sizeof(dirbuf), &made_here), *p;
 	size_t n = 0;
 
 	if (!dir || !realpath(tty, real) || strncmp(real, "/dev/", 5))
@@ -62,12 +95,15 @@ int phyllo_lib_report_path(const char *tty, char *buf, size_t len)
 void phyllo_lib_report_open(struct phyllo *h)
 {
 	char dirbuf[PATH_MAX], path[PATH_MAX];
-	const char *dir = report_dir(dirbuf, sizeof(dirbuf));
+	bool made_here;
+	const char *dir = report_dir(dirbuf, sizeof(dirbuf), &made_here);
 	const char *tty = ttyname(h->io_fd);
 
 	h->report_path[0] = 0;
 	if (!dir || !tty || phyllo_lib_report_path(tty, path, sizeof(path)) ||
 	    strlen(path) >= sizeof(h->report_path))
+		return;
+	if (made_here && mkdir(dir, 0700) && errno != EEXIST)
 		return;
 	if (access(dir, W_OK))
 		return;

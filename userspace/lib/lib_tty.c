@@ -14,6 +14,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/file.h>
@@ -323,6 +328,43 @@ static bool t_is_pty(int fd)
 }
 
 /*
+ * The live process other than this one that a UUCP lock file names for
+ * the tty on fd (LCK..NAME, NAME the kernel's name: ttyACM0, pts3, in
+ * $PHYLLO_LOCK_DIR, else /run/lock, else /var/lock, its pid in ASCII, as
+ * minicom, screen, pppd and phyllo attach write it), or 0. Such a program
+ * may not flock the port, and would read what the board sends.
+ */
+static pid_t t_uucp_owner(int fd)
+{
+	char real[PATH_MAX], name[64], file[PATH_MAX + 80], buf[32];
+	const char *dir = getenv("PHYLLO_LOCK_DIR"), *tty = ttyname(fd), *p;
+	size_t n = 0;
+	ssize_t got;
+	long pid;
+	int lf;
+
+	if (!tty || !realpath(tty, real) || strncmp(real, "/dev/", 5))
+		return 0;
+	for (p = real + 5; *p && n + 1 < sizeof(name); p++)
+		if (*p != '/')
+			name[n++] = *p;
+	name[n] = 0;
+	if (!dir || !*dir)
+		dir = access("/run/lock", F_OK) ? "/var/lock" : "/run/lock";
+	snprintf(file, sizeof(file), "%s/LCK..%s", dir, name);
+	lf = open(file, O_RDONLY | O_CLOEXEC);
+	if (lf < 0)
+		return 0;
+	got = read(lf, buf, sizeof(buf) - 1);
+	close(lf);
+	buf[got > 0 ? got : 0] = 0;
+	pid = strtol(buf, NULL, 10);
+	if (pid <= 0 || pid > INT_MAX || pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH))
+		return 0;
+	return (pid_t)pid;
+}
+
+/*
  * Raw mode at the speed asked for (0: the firmware's), and HUPCL off: the
  * port keeps DTR up when closed, so the next open does not reset a board
  * that reboots on DTR (an Uno and most boards with a USB-serial bridge),
@@ -337,9 +379,12 @@ static int t_tty_setup(int fd, unsigned long baud)
 
 	if (!c)
 		return -EINVAL;
-	/* one user of a serial port at a time, as ldattach and slattach */
+	/* one user of a serial port at a time, as ldattach and slattach: an
+	 * flock, and a lock file of a program that takes none */
 	if (flock(fd, LOCK_EX | LOCK_NB))
 		return errno == EWOULDBLOCK ? -EBUSY : -errno;
+	if (t_uucp_owner(fd))
+		return -EBUSY;
 	if (tcgetattr(fd, &t))
 		return -errno;
 	hupcl = t.c_cflag & HUPCL;
