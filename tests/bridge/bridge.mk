@@ -12,6 +12,10 @@
 #                      tests/bridge/test-bridge-uno.sh: the Uno firmware on
 #                      phyllo-simavr; tests/bridge/test-broker-loss.sh:
 #                      what mosquitto itself keeps at kill -9
+#                      tests/bridge/test-bridge-ops.sh: reconnect timed
+#                      after kill -9 (plain, TLS), a broker list with a
+#                      stuck broker, queued commands against a slow
+#                      broker, the status outside the ACL (exit 3);
 #                      tests/bridge/test-bridge-netns.sh: two bridges in
 #                      two network namespaces, the broker in a third
 #   bench-bridge       messages/s, latency and CPU per message against
@@ -75,6 +79,7 @@ test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phy
 		$(FW_BUILD)/uno-standard/phyllo-uno-standard.elf | deps-avr
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
+	tests/bridge/test-bridge-ops.sh $(HOST)
 	tests/bridge/test-broker-loss.sh
 	tests/bridge/test-bridge-netns.sh $(HOST)
 	tests/bridge/test-bridge-uno.sh $(BUILD)

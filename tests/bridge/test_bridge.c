@@ -5,6 +5,7 @@
  * (reserved names, the loop guard, MQTT's filter matching), the payload
  * conversions and the queue's bound. ASan + UBSan.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ptest.h"
@@ -49,6 +50,58 @@ static void conf_tls_port_and_verify(void)
 	PTEST_EXPECT_EQ(c.protocol, 5);
 	PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, "tls_verify = no", 9, err, sizeof(err)), 0);
 	PTEST_EXPECT(c.tls_insecure);
+}
+
+static const struct {
+	const char *host;
+	unsigned int n;
+	const char *first, *last;
+	int first_port, last_port;
+} broker_lists[] = {
+	{ "localhost", 1, "localhost", "localhost", 1883, 1883 },
+	{ "a:1884 b", 2, "a", "b", 1884, 1883 },
+	{ "a, b:1,c:65535", 3, "a", "c", 1883, 65535 },
+	{ "[::1]:1885 [fe80::1] ::2", 3, "::1", "::2", 1885, 1883 },
+	{ "a:0", 0, NULL, NULL, 0, 0 }, { "a:70000", 0, NULL, NULL, 0, 0 },
+	{ "a:", 0, NULL, NULL, 0, 0 }, { "[::1", 0, NULL, NULL, 0, 0 },
+	{ "[::1]x", 0, NULL, NULL, 0, 0 }, { " , ", 0, NULL, NULL, 0, 0 },
+	{ "1 2 3 4 5 6 7 8 9", 0, NULL, NULL, 0, 0 },
+};
+
+static void conf_splits_the_broker_list(void)
+{
+	char line[300];
+	unsigned int i;
+	bool ok;
+	int rc;
+
+	for (i = 0; i < sizeof(broker_lists) / sizeof(broker_lists[0]); i++) {
+		phyllo_bridge_conf_init(&c);
+		snprintf(line, sizeof(line), "host = %s", broker_lists[i].host);
+		PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, "link = /dev/ttyACM0", 1, err,
+							sizeof(err)), 0);
+		PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, line, 2, err, sizeof(err)), 0);
+		rc = phyllo_bridge_conf_finish(&c, "h", err, sizeof(err));
+		if (!broker_lists[i].n) {
+			if (rc != -1 || !strstr(err, "host"))
+				printf("  '%s' accepted (%u brokers)\n", broker_lists[i].host,
+				       c.n_brokers);
+			PTEST_EXPECT(rc == -1 && strstr(err, "host"));
+			continue;
+		}
+		ok = !rc && c.n_brokers == broker_lists[i].n &&
+		     !strcmp(c.brokers[0].host, broker_lists[i].first) &&
+		     !strcmp(c.brokers[c.n_brokers - 1].host, broker_lists[i].last) &&
+		     c.brokers[0].port == broker_lists[i].first_port &&
+		     c.brokers[c.n_brokers - 1].port == broker_lists[i].last_port;
+		if (!ok)
+			printf("  '%s': rc %d, %u brokers, %s:%d .. %s:%d\n", broker_lists[i].host,
+			       rc, c.n_brokers, c.brokers[0].host, c.brokers[0].port,
+			       c.brokers[c.n_brokers ? c.n_brokers - 1 : 0].host,
+			       c.brokers[c.n_brokers ? c.n_brokers - 1 : 0].port);
+		PTEST_EXPECT(ok);
+	}
+	PTEST_EXPECT_EQ(c.connect_timeout, 10);
 }
 
 static void conf_rejects_with_line(void)
@@ -257,6 +310,7 @@ static const struct ptest_case cases[] = {
 	PTEST_CASE(topic_map_both_ways), PTEST_CASE(filter_match_as_mqtt),
 	PTEST_CASE(payload_json_both_ways), PTEST_CASE(payload_raw_passes_bytes),
 	PTEST_CASE(queue_is_bounded_fifo), PTEST_CASE(ha_discovery_config),
+	PTEST_CASE(conf_splits_the_broker_list),
 };
 static PTEST_SUITE(bridge_suite, "bridge", cases);
 

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #define PHYLLO_BRIDGE_IMPORTS_MAX 16
+#define PHYLLO_BRIDGE_BROKERS_MAX 8	/* `host = a b:1884 [::1]:1885` */
 #define PHYLLO_BRIDGE_TOPIC_MAX 15	/* a board topic, as PHYLLO_TOPIC_MAX */
 #define PHYLLO_BRIDGE_MQTT_TOPIC_MAX 256
 #define PHYLLO_BRIDGE_STR_MAX 256
@@ -48,9 +49,15 @@ struct phyllo_bridge_conf {
 	char prefix[PHYLLO_BRIDGE_STR_MAX];
 	char name[PHYLLO_BRIDGE_STR_MAX];
 	char client_id[PHYLLO_BRIDGE_STR_MAX];
-	/* the broker */
+	/* the broker: `host` as written, then split by _finish() */
 	char host[PHYLLO_BRIDGE_STR_MAX];
 	int port;			/* 0: 1883, or 8883 with TLS */
+	struct phyllo_bridge_broker {
+		char host[PHYLLO_BRIDGE_STR_MAX];
+		int port;
+	} brokers[PHYLLO_BRIDGE_BROKERS_MAX];
+	unsigned int n_brokers;
+	unsigned int connect_timeout;	/* s for TCP, TLS and CONNACK together */
 	int protocol;			/* 4: MQTT 3.1.1, 5: MQTT 5 */
 	int keepalive;
 	char username[PHYLLO_BRIDGE_STR_MAX];
@@ -89,7 +96,8 @@ int phyllo_bridge_conf_load(struct phyllo_bridge_conf *c, const char *path, char
 /* The environment's credentials over the file's. */
 void phyllo_bridge_conf_env(struct phyllo_bridge_conf *c);
 /* Defaults that depend on other keys (name from the link, client id,
- * port), then the checks that need the whole configuration (imports that
+ * port), the broker list split from `host` (spaces or commas between
+ * entries, each host, host:port, [v6] or [v6]:port), then the checks that need the whole configuration (imports that
  * would loop). 0, or -1 with err set. */
 int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname, char *err,
 			      size_t errlen);

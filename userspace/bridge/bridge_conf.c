@@ -27,6 +27,7 @@ void phyllo_bridge_conf_init(struct phyllo_bridge_conf *c)
 	c->inflight = 20;
 	c->stats_interval = 10;
 	c->reconnect_max = 30;
+	c->connect_timeout = 10;
 	c->exit_timeout = 5;
 	strcpy(c->ha_prefix, "homeassistant");
 }
@@ -199,6 +200,8 @@ static int set_key(struct phyllo_bridge_conf *c, const char *k, const char *v, c
 		return set_uint(&c->stats_interval, v, 0, 86400, err, errlen);
 	if (!strcmp(k, "reconnect_max"))
 		return set_uint(&c->reconnect_max, v, 1, 3600, err, errlen);
+	if (!strcmp(k, "connect_timeout"))
+		return set_uint(&c->connect_timeout, v, 1, 3600, err, errlen);
 	if (!strcmp(k, "exit_timeout"))
 		return set_uint(&c->exit_timeout, v, 0, 3600, err, errlen);
 	if (!strcmp(k, "unreliable"))
@@ -325,6 +328,73 @@ static int import_loops(const struct phyllo_bridge_conf *c, const char *filter)
 	return 0;
 }
 
+/* One entry of `host`: host, host:port, [v6] or [v6]:port (a v6 address
+ * without brackets takes the default port). */
+static int broker_parse(struct phyllo_bridge_broker *br, const char *s, size_t len, int port)
+{
+	const char *end = s + len, *colon;
+	unsigned long p;
+	char num[8], *e;
+
+	colon = s[0] == '[' ? memchr(s, ']', len) : memchr(s, ':', len);
+	if (s[0] == '[') {
+		if (!colon)
+			return -1;
+		s++;
+		len = (size_t)(colon - s);
+		colon = colon + 1 < end ? colon + 1 : NULL;
+		if (colon && *colon != ':')
+			return -1;
+	} else if (colon && memchr(colon + 1, ':', (size_t)(end - colon - 1))) {
+		colon = NULL;		/* bare IPv6 */
+	} else if (colon) {
+		len = (size_t)(colon - s);
+	}
+	if (!len || len >= sizeof(br->host))
+		return -1;
+	memcpy(br->host, s, len);
+	br->host[len] = '\0';
+	br->port = port;
+	if (!colon)
+		return 0;
+	if ((size_t)(end - colon - 1) >= sizeof(num) || end == colon + 1)
+		return -1;
+	memcpy(num, colon + 1, (size_t)(end - colon - 1));
+	num[end - colon - 1] = '\0';
+	p = strtoul(num, &e, 10);
+	if (*e || !p || p > 65535 || num[0] == '-' || num[0] == '+')
+		return -1;
+	br->port = (int)p;
+	return 0;
+}
+
+static int brokers_split(struct phyllo_bridge_conf *c, char *err, size_t errlen)
+{
+	const char *s = c->host, *e;
+
+	c->n_brokers = 0;
+	for (;;) {
+		s += strspn(s, " \t,");
+		if (!*s)
+			break;
+		e = s + strcspn(s, " \t,");
+		if (c->n_brokers == PHYLLO_BRIDGE_BROKERS_MAX ||
+		    broker_parse(&c->brokers[c->n_brokers], s, (size_t)(e - s), c->port)) {
+			snprintf(err, errlen, "host: '%.*s' is not host, host:port, [v6] or "
+				 "[v6]:port, or more than %d brokers", (int)(e - s), s,
+				 PHYLLO_BRIDGE_BROKERS_MAX);
+			return -1;
+		}
+		c->n_brokers++;
+		s = e;
+	}
+	if (!c->n_brokers) {
+		snprintf(err, errlen, "host: no broker given");
+		return -1;
+	}
+	return 0;
+}
+
 int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname, char *err,
 			      size_t errlen)
 {
@@ -351,6 +421,8 @@ int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname
 			 hostname, c->name);
 	if (!c->port)
 		c->port = c->tls ? 8883 : 1883;
+	if (brokers_split(c, err, errlen))
+		return -1;
 	if (phyllo_bridge_topic(c, "cmd/123456789012345", probe, sizeof(probe))) {
 		snprintf(err, errlen, "prefix and name too long for MQTT topics");
 		return -1;

@@ -15,8 +15,20 @@
  *     MQTT 5: a session that never expires). libmosquitto acknowledges a
  *     message when it hands it over, so it goes into a second queue at
  *     once, and the socket is read only while that queue has room for
- *     what one read can bring: the broker keeps the rest. From the queue
- *     a command goes to the board on the reliable layer.
+ *     what one read can bring (or PUBACKs are owed: broker_may_read()):
+ *     the broker keeps the rest. From the queue a command goes to the
+ *     board on the reliable layer only while the first queue is below its
+ *     high mark (queue - UP_RESERVE), so that the board's answers find
+ *     room: a burst of commands waits here or in the broker, and is not
+ *     turned into drops of the answers.
+ *  5. The broker list (`host`), tried in turn: an attempt that fails, hangs
+ *     up before its CONNACK or has none in connect_timeout is given up and
+ *     the next broker tried at once; after a whole round, the backoff
+ *     (0.5 s doubling to reconnect_max). A lost connection moves on to the
+ *     next broker the same way. None of it waits for the keepalive.
+ *  6. A refusal of the bridge's own status (MQTT 5 says it in the PUBACK)
+ *     is fatal, exit 3, as a refused login is: nothing it publishes could
+ *     be allowed either.
  *  3. Nothing from the broker is published back: the only topics taken
  *     from the bridge's own namespace are its commands, and it never
  *     publishes under cmd/.
@@ -37,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +61,11 @@
 /* commands waiting for the board; a read of the socket must fit */
 #define DOWN_QUEUE 4096
 #define DOWN_HEADROOM 1024
+/* Room kept in the up queue for the answers to commands already on the
+ * link (the ARQ window, units the far end holds): a command goes to the
+ * board only while the up queue holds fewer than queue - UP_RESERVE
+ * messages (at most half the queue kept). */
+#define UP_RESERVE 64
 
 #define COUNTERS(X) \
 	X(board_rx) X(board_tx) X(mqtt_tx) X(mqtt_rx) X(queue) X(inflight) X(queue_dropped) \
@@ -72,6 +90,13 @@ struct bridge {
 	bool connected, fatal, stopping, hungup, verbose;
 	int64_t next_try, next_stats, deadline;
 	unsigned int backoff_ms, inflight;
+	/* the connection attempt: its start (0: none under way), whether its
+	 * socket hung up before the CONNACK, which broker, where the round
+	 * of the list began */
+	int64_t attempt_at;
+	bool attempt_dead;
+	unsigned int broker_i, round_start;
+	int status_mid;
 	int exit_code;
 	char t_status[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], t_stats[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
 	char t_event[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], t_cmd[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
@@ -154,6 +179,37 @@ static bool auth_refusal(const struct bridge *b, int rc)
 	       rc == CONNACK_REFUSED_IDENTIFIER_REJECTED;
 }
 
+#define BROKER(b) (&(b)->c.brokers[(b)->broker_i])
+
+static void mid_track(struct bridge *b, int mid, enum mid_kind kind, const char *topic)
+{
+	b->kind[(uint16_t)mid] = (uint8_t)kind;
+	free(b->mid_topic[(uint16_t)mid]);
+	b->mid_topic[(uint16_t)mid] = strdup(topic);
+	b->inflight++;
+}
+
+/*
+ * The attempt on the current broker failed, or its connection was lost:
+ * the next broker in the list at once, and once the round is back where
+ * it began, the same after the backoff (0.5 s doubling to reconnect_max).
+ */
+static void broker_next(struct bridge *b)
+{
+	unsigned int max = b->c.reconnect_max * 1000;
+
+	b->attempt_at = 0;
+	b->broker_i = (b->broker_i + 1) % b->c.n_brokers;
+	if (b->broker_i != b->round_start) {
+		b->next_try = now_ms();
+		return;
+	}
+	b->backoff_ms = b->backoff_ms ? b->backoff_ms * 2 : 500;
+	if (b->backoff_ms > max)
+		b->backoff_ms = max;
+	b->next_try = now_ms() + b->backoff_ms;
+}
+
 /* Home Assistant discovery, retained, at every connection (Home Assistant
  * asks again on its own birth message; retained configs answer that). */
 static void ha_announce(struct bridge *b)
@@ -167,10 +223,7 @@ static void ha_announce(struct bridge *b)
 			continue;
 		if (mosquitto_publish(b->mq, &mid, topic, (int)strlen(json), json, 1, true))
 			continue;
-		b->kind[(uint16_t)mid] = MID_OWN;
-		free(b->mid_topic[(uint16_t)mid]);
-		b->mid_topic[(uint16_t)mid] = strdup(topic);
-		b->inflight++;
+		mid_track(b, mid, MID_OWN, topic);
 	}
 }
 
@@ -183,7 +236,7 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 
 	(void)props;
 	if (rc) {
-		say("the broker %s:%d refused the connection: %s", b->c.host, b->c.port,
+		say("the broker %s:%d refused the connection: %s", BROKER(b)->host, BROKER(b)->port,
 		    b->c.protocol == 5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc));
 		if (auth_refusal(b, rc)) {
 			say("giving up: check username, password and the broker's ACL (it must let "
@@ -194,16 +247,17 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		return;
 	}
 	b->connected = true;
+	b->attempt_at = 0;
 	b->backoff_ms = 0;
+	b->round_start = b->broker_i;
 	b->n.connects++;
 	b->last_log[0] = '\0';
-	say("connected to %s:%d as %s (%s session)", b->c.host, b->c.port, b->c.client_id,
-	    flags & 1 ? "resumed" : "new");
+	say("connected to %s:%d as %s (%s session)", BROKER(b)->host, BROKER(b)->port,
+	    b->c.client_id, flags & 1 ? "resumed" : "new");
+	b->status_mid = -1;
 	if (!mosquitto_publish(mq, &mid, b->t_status, 6, "online", 1, true)) {
-		b->kind[(uint16_t)mid] = MID_OWN;
-		free(b->mid_topic[(uint16_t)mid]);
-		b->mid_topic[(uint16_t)mid] = strdup(b->t_status);
-		b->inflight++;
+		mid_track(b, mid, MID_OWN, b->t_status);
+		b->status_mid = mid;
 	}
 	ha_announce(b);
 	mosquitto_subscribe(mq, &b->sub_mid[0], b->t_cmd, 1);
@@ -218,9 +272,12 @@ static void on_disconnect(struct mosquitto *mq, void *obj, int rc, const mosquit
 	(void)mq, (void)p;
 	if (b->connected && !b->stopping) {
 		b->n.disconnects++;
-		say("lost the broker: %s", rc == MOSQ_ERR_CONN_LOST || rc < 0 || rc > 0x7f ?
-		    mosquitto_strerror(rc) : "disconnected");
+		say("lost the broker %s:%d: %s", BROKER(b)->host, BROKER(b)->port,
+		    rc == MOSQ_ERR_CONN_LOST || rc < 0 || rc > 0x7f ? mosquitto_strerror(rc) :
+		    "disconnected");
 	}
+	if (b->connected)
+		broker_next(b);
 	b->connected = false;
 }
 
@@ -233,11 +290,22 @@ static void on_publish(struct mosquitto *mq, void *obj, int mid, int reason,
 	(void)mq, (void)p;
 	if (mid == b->offline_mid)
 		b->offline_acked = true;
-	if (reason >= 0x80) {
+	if (reason >= 0x80 && mid == b->status_mid && !b->stopping) {
+		say("the broker refused this bridge's status on %s: %s", b->t_status,
+		    mosquitto_reason_string(reason));
+		say("giving up: check the broker's ACL (it must let this user write %s, the "
+		    "will, and %s/%s/#)", b->t_status, b->c.prefix, b->c.name);
 		b->n.refused++;
-		if (often(b->n.refused))
-			say("the broker refused a message on %s: %s",
-			    b->mid_topic[m] ? b->mid_topic[m] : "?", mosquitto_reason_string(reason));
+		b->fatal = true;
+		b->exit_code = 3;
+	} else if (reason >= 0x80) {
+		b->n.refused++;
+		if (often(b->n.refused) && b->mid_topic[m])
+			say("the broker refused a message on %s: %s", b->mid_topic[m],
+			    mosquitto_reason_string(reason));
+		else if (often(b->n.refused))
+			say("the broker refused message %d (not one this bridge sent): %s", mid,
+			    mosquitto_reason_string(reason));
 	} else if (b->kind[m] == MID_BOARD) {
 		b->n.mqtt_tx++;
 	}
@@ -309,6 +377,27 @@ static void on_log(struct mosquitto *mq, void *obj, int level, const char *text)
 	say("mqtt: %s", text);
 }
 
+/*
+ * MQTT 5: a session that outlives the connection, as 3.1.1's does. Every
+ * connection is made with mosquitto_connect_async(), which takes no
+ * properties; libmosquitto keeps those of the last
+ * mosquitto_connect_bind_v5() for every later connection, and that call
+ * stores them before it looks at the port: with port -1 it stores them,
+ * returns MOSQ_ERR_INVAL and connects nowhere (libmosquitto 2.0's
+ * lib/connect.c; a blocking connect would stall the link's side).
+ */
+static int mqtt_props(struct bridge *b)
+{
+	mosquitto_property *props = NULL;
+	int rc;
+
+	rc = mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, UINT32_MAX);
+	if (!rc)
+		rc = mosquitto_connect_bind_v5(b->mq, "localhost", -1, b->c.keepalive, NULL, props);
+	mosquitto_property_free_all(&props);
+	return rc == MOSQ_ERR_INVAL ? MOSQ_ERR_SUCCESS : rc ? rc : MOSQ_ERR_UNKNOWN;
+}
+
 static int mqtt_setup(struct bridge *b)
 {
 	const struct phyllo_bridge_conf *c = &b->c;
@@ -344,6 +433,8 @@ static int mqtt_setup(struct bridge *b)
 		if (!rc)
 			rc = mosquitto_tls_insecure_set(b->mq, c->tls_insecure);
 	}
+	if (!rc && c->protocol == 5)
+		rc = mqtt_props(b);
 	if (rc) {
 		say("MQTT set-up: %s", mosquitto_strerror(rc));
 		return -1;
@@ -351,35 +442,60 @@ static int mqtt_setup(struct bridge *b)
 	return 0;
 }
 
-static void mqtt_connect(struct bridge *b, bool first)
+/* An attempt on the current broker; libmosquitto closes what is left of
+ * the last one first. */
+static void mqtt_connect(struct bridge *b)
 {
-	mosquitto_property *props = NULL;
+	const struct phyllo_bridge_broker *br = BROKER(b);
+	char text[300];
 	int rc;
 
-	if (first && b->c.protocol == 5) {
-		/* a session that outlives the connection, as 3.1.1's does */
-		mosquitto_property_add_int32(&props, MQTT_PROP_SESSION_EXPIRY_INTERVAL, UINT32_MAX);
-		rc = mosquitto_connect_bind_v5(b->mq, b->c.host, b->c.port, b->c.keepalive, NULL,
-					       props);
-		mosquitto_property_free_all(&props);
-	} else if (first) {
-		rc = mosquitto_connect_async(b->mq, b->c.host, b->c.port, b->c.keepalive);
-	} else {
-		rc = mosquitto_reconnect_async(b->mq);
-	}
-	if (rc) {
-		char text[300];
+	b->attempt_at = now_ms();
+	b->attempt_dead = false;
+	rc = mosquitto_connect_async(b->mq, br->host, br->port, b->c.keepalive);
+	if (!rc)
+		return;
+	snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", br->host, br->port,
+		 rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
+	if (strcmp(text, b->last_log))
+		say("%s; retrying", text);
+	snprintf(b->last_log, sizeof(b->last_log), "%s", text);
+	b->attempt_dead = true;
+}
 
-		snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", b->c.host,
-			 b->c.port, rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
-		if (strcmp(text, b->last_log))
-			say("%s; retrying", text);
-		snprintf(b->last_log, sizeof(b->last_log), "%s", text);
+/*
+ * An attempt under way that will not finish: its socket hung up before a
+ * CONNACK (libmosquitto 2.0 keeps a TLS socket whose handshake met a
+ * reset open, and waits a keepalive before it closes it), or no CONNACK
+ * in connect_timeout. Said once per kind, then the next broker.
+ */
+static void attempt_check(struct bridge *b, int64_t now)
+{
+	const struct phyllo_bridge_broker *br = BROKER(b);
+	int sock = mosquitto_socket(b->mq), err = 0;
+	socklen_t len = sizeof(err);
+	char text[300];
+
+	if (!b->attempt_at)
+		return;
+	if (sock >= 0 && !b->attempt_dead && now - b->attempt_at < b->c.connect_timeout * 1000LL)
+		return;
+	if (sock >= 0 && b->attempt_dead) {
+		getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &len);
+		snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", br->host,
+			 br->port, err ? strerror(err) : "the connection closed before the broker "
+			 "answered");
+	} else if (sock >= 0) {
+		snprintf(text, sizeof(text), "no answer from the broker %s:%d in %u s", br->host,
+			 br->port, b->c.connect_timeout);
+	} else {
+		text[0] = '\0';	/* closed by libmosquitto, which said why */
 	}
-	b->backoff_ms = b->backoff_ms ? b->backoff_ms * 2 : 500;
-	if (b->backoff_ms > b->c.reconnect_max * 1000)
-		b->backoff_ms = b->c.reconnect_max * 1000;
-	b->next_try = now_ms() + b->backoff_ms;
+	if (text[0] && strcmp(text, b->last_log))
+		say("%s; retrying", text);
+	if (text[0])
+		snprintf(b->last_log, sizeof(b->last_log), "%s", text);
+	broker_next(b);
 }
 
 /* From the queue to libmosquitto while the window allows. */
@@ -404,10 +520,8 @@ static void mqtt_send(struct bridge *b)
 			if (often(++b->n.bad_topic))
 				say("cannot publish on %s: %s", m->topic, mosquitto_strerror(rc));
 		} else if (qos) {
-			b->inflight++;
-			b->kind[(uint16_t)mid] = m->flags & PHYLLO_BRIDGE_MSG_OWN ? MID_OWN : MID_BOARD;
-			free(b->mid_topic[(uint16_t)mid]);
-			b->mid_topic[(uint16_t)mid] = strdup(m->topic);
+			mid_track(b, mid, m->flags & PHYLLO_BRIDGE_MSG_OWN ? MID_OWN : MID_BOARD,
+				  m->topic);
 		} else if (!(m->flags & PHYLLO_BRIDGE_MSG_OWN)) {
 			b->n.mqtt_tx++;
 		}
@@ -487,12 +601,35 @@ static void board_recv(struct bridge *b)
 	}
 }
 
+/* The up queue's high mark: a command goes to the board only below it,
+ * so that its answer finds room (UP_RESERVE). */
+static bool up_has_room(const struct bridge *b)
+{
+	unsigned int keep = UP_RESERVE < b->up.cap / 2 ? UP_RESERVE : b->up.cap / 2;
+
+	return b->up.count + keep < b->up.cap;
+}
+
+/*
+ * Whether to read the broker's socket. A read can bring PUBLISHes, which
+ * libmosquitto acknowledges at once, so they must fit in the down queue;
+ * the broker keeps what is not read. The same socket brings the PUBACKs
+ * that drain the up queue, so while any are owed it is read even with
+ * the down queue in its headroom (what then finds it full is counted,
+ * down_dropped): otherwise a full down queue waiting on the up queue's
+ * mark, waiting on those PUBACKs, would hold all three for ever.
+ */
+static bool broker_may_read(const struct bridge *b)
+{
+	return b->down.cap - b->down.count >= DOWN_HEADROOM || b->inflight;
+}
+
 static void board_send(struct bridge *b)
 {
 	struct phyllo_bridge_msg *m;
 	int rc;
 
-	while (!b->hungup && (m = phyllo_bridge_queue_peek(&b->down))) {
+	while (!b->hungup && up_has_room(b) && (m = phyllo_bridge_queue_peek(&b->down))) {
 		rc = phyllo_publish(b->h, m->topic, m->payload, m->len,
 				    b->c.unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
 		if (rc == -EAGAIN)
@@ -549,8 +686,10 @@ static int poll_timeout(const struct bridge *b, int64_t now)
 {
 	int64_t t = now + 1000;
 
-	if (!b->connected && b->next_try < t)
+	if (!b->connected && !b->attempt_at && b->next_try < t)
 		t = b->next_try;
+	if (b->attempt_at && b->attempt_at + b->c.connect_timeout * 1000LL < t)
+		t = b->attempt_at + b->c.connect_timeout * 1000LL;
 	if (b->c.stats_interval && b->next_stats < t)
 		t = b->next_stats;
 	if (b->stopping && b->deadline < t)
@@ -564,7 +703,7 @@ static void mqtt_service(struct bridge *b, short revents)
 {
 	int rc = MOSQ_ERR_SUCCESS;
 
-	if ((revents & (POLLIN | POLLHUP | POLLERR)) && b->down.cap - b->down.count >= DOWN_HEADROOM)
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) && broker_may_read(b))
 		rc = mosquitto_loop_read(b->mq, 1);
 	if (!rc && (revents & POLLOUT))
 		rc = mosquitto_loop_write(b->mq, 1);
@@ -574,9 +713,12 @@ static void mqtt_service(struct bridge *b, short revents)
 		/* libmosquitto has called on_disconnect when it saw the loss */
 		b->connected = false;
 		b->n.disconnects++;
+		broker_next(b);
 	}
-	if (rc && b->next_try < now_ms() + 100)
-		b->next_try = now_ms() + (b->backoff_ms ? b->backoff_ms : 500);
+	/* an attempt whose socket hung up, left open by libmosquitto */
+	if (!b->connected && b->attempt_at && (revents & (POLLHUP | POLLERR)) &&
+	    mosquitto_socket(b->mq) >= 0)
+		b->attempt_dead = true;
 }
 
 static int bridge_run(struct bridge *b)
@@ -587,24 +729,27 @@ static int bridge_run(struct bridge *b)
 	int sock;
 
 	b->next_stats = now_ms() + (int64_t)b->c.stats_interval * 1000;
-	mqtt_connect(b, true);
+	mqtt_connect(b);
 	while (!b->fatal) {
 		now = now_ms();
 		if (b->stopping && (drained(b) || now >= b->deadline))
 			break;
-		if (!b->connected && mosquitto_socket(b->mq) < 0 && now >= b->next_try)
-			mqtt_connect(b, false);
+		if (!b->connected)
+			attempt_check(b, now);
+		if (!b->connected && !b->attempt_at && now >= b->next_try)
+			mqtt_connect(b);
 		if (b->c.stats_interval && now >= b->next_stats) {
 			stats_publish(b);
 			b->next_stats = now + (int64_t)b->c.stats_interval * 1000;
 		}
 		mqtt_send(b);
 		board_send(b);
-		sock = mosquitto_socket(b->mq);
+		/* a socket given up on stays open until the next attempt: not polled */
+		sock = b->connected || (b->attempt_at && !b->attempt_dead) ? mosquitto_socket(b->mq) : -1;
 		pfd[0] = (struct pollfd){ .fd = b->hungup ? -1 : phyllo_fd(b->h), .events = POLLIN };
 		/* the broker's socket is read only while the board's queue has room */
 		pfd[1] = (struct pollfd){ .fd = sock, .events = (short)(
-					  (b->down.cap - b->down.count >= DOWN_HEADROOM ? POLLIN : 0) |
+					  (broker_may_read(b) ? POLLIN : 0) |
 					  (mosquitto_want_write(b->mq) ? POLLOUT : 0)) };
 		pfd[2] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 		if (poll(pfd, 3, poll_timeout(b, now)) < 0 && errno != EINTR) {
@@ -638,7 +783,8 @@ static void bridge_exit(struct bridge *b)
 	if (b->connected) {
 		stats_publish(b);
 		b->offline_mid = -1;
-		mosquitto_publish(b->mq, &b->offline_mid, b->t_status, 7, "offline", 1, true);
+		if (!mosquitto_publish(b->mq, &b->offline_mid, b->t_status, 7, "offline", 1, true))
+			mid_track(b, b->offline_mid, MID_OWN, b->t_status);
 		for (end = now_ms() + 1000; b->connected && !b->offline_acked && now_ms() < end;)
 			mosquitto_loop(b->mq, 50, 1);
 		mosquitto_disconnect(b->mq);
@@ -659,8 +805,11 @@ static void dry_run(const struct bridge *b)
 
 	printf("link      %s (%s)\n", c->link, c->tty ? "the protocol in libphyllo" :
 	       "/dev/phylloN, or the protocol in libphyllo on a tty");
-	printf("broker    %s:%d, MQTT %s, client id %s, persistent session\n", c->host, c->port,
-	       c->protocol == 5 ? "5" : "3.1.1", c->client_id);
+	for (i = 0; i < c->n_brokers; i++)
+		printf("broker    %s:%d%s\n", c->brokers[i].host, c->brokers[i].port,
+		       c->n_brokers > 1 ? i ? ", then" : ", tried first" : "");
+	printf("session   MQTT %s, client id %s, persistent session; an attempt given up after "
+	       "%u s\n", c->protocol == 5 ? "5" : "3.1.1", c->client_id, c->connect_timeout);
 	if (c->tls)
 		printf("tls       CA %s, client certificate %s, broker certificate %s\n",
 		       c->tls_ca_file[0] ? c->tls_ca_file : c->tls_ca_path[0] ? c->tls_ca_path :
