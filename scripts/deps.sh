@@ -8,7 +8,7 @@ set -e
 pkgs="" preseed=""
 for group in "$@"; do
 	case "$group" in
-	core)    pkgs="$pkgs gcc make libc6-dev python3 libjansson-dev pkg-config" ;;
+	core)    pkgs="$pkgs gcc make libc6-dev python3 python3-msgpack libjansson-dev pkg-config" ;;
 	python)  pkgs="$pkgs python3 python3-msgpack python3-pytest" ;;
 	bench)   pkgs="$pkgs python3 python3-matplotlib" ;;
 	mqtt)    pkgs="$pkgs libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-paho-mqtt iproute2 systemd" ;;

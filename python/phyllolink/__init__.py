@@ -46,7 +46,14 @@ import os
 import select
 import time
 
-import msgpack
+try:
+    import msgpack
+except ImportError as _e:
+    raise ImportError(
+        "phyllolink: documents need the msgpack module, which this python3 ("
+        + __import__("sys").executable + ") cannot import (" + str(_e) + "). On Debian: "
+        "apt install python3-msgpack (`make` installs it) and run Debian's /usr/bin/python3; "
+        "in a venv: python3 -m venv --system-site-packages, or pip install msgpack.") from _e
 
 __version__ = "0.1.0"     # the release, as in debian/changelog
 __all__ = ["open", "Link", "Message", "Subscription", "PhylloError", "SessionReset",

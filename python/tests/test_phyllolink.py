@@ -305,6 +305,15 @@ def test_a_missing_library_says_how_to_get_it():
     assert "make libphyllo" in r.stderr and "PHYLLO_LIBRARY" in r.stderr
 
 
+def test_a_missing_msgpack_says_how_to_get_it():
+    """Issue 27, 2: a python3 without msgpack (another interpreter first on
+    PATH, a bare venv) is told the package, not only the module's name."""
+    r = _python("import sys; sys.modules['msgpack'] = None; import phyllolink")
+    assert r.returncode != 0
+    assert "ImportError: phyllolink: documents need the msgpack module" in r.stderr
+    assert "apt install python3-msgpack" in r.stderr and "pip install msgpack" in r.stderr
+
+
 def test_pythonpath_finds_the_trees_library():
     tree = os.path.join(TOP, "build", "host", "libphyllo.so.0")
     if not os.path.exists(tree):
