@@ -8,6 +8,7 @@
 #                         lossy link, line noise (tests/firmware/run.sh)
 #   make bench-firmware   cycles per echo, rates, RAM/flash -> build/firmware/bench.json
 #   make arduino-zip      build/Phyllo.zip, installable from the Arduino IDE
+#                         (PHYLLO_URL=...: its library.properties' url=)
 #   make arduino-examples every example, Uno and Micro, arduino-builder, from the
 #                         clone and from the zip (part of test-firmware)
 #   make test-arduino     the library's C++ layer on the host (tests/arduino)
@@ -184,7 +185,7 @@ deps-arduino: deps-avr
 	@scripts/deps.sh arduino
 
 arduino-lib: deps-arduino
-	@firmware/arduino/stage.sh $(ARD_LIB)
+	@PHYLLO_URL='$(PHYLLO_URL)' firmware/arduino/stage.sh $(ARD_LIB)
 
 arduino-zip: arduino-lib
 	@rm -f $(ARD_ZIP)
@@ -204,6 +205,9 @@ arduino-examples: arduino-zip
 	@rm -rf $(BUILD)/arduino/readme && firmware/arduino/readme-sketch.sh $(BUILD)/arduino/readme
 	@SKETCHES=$(BUILD)/arduino/readme/Readme/ firmware/arduino/build-examples.sh $(ARD_UNZIP) \
 		$(BUILD)/arduino/out-readme $(ARD_CACHE) uno
+	@echo "The test sketches of tests/firmware/arduino/ (the burst of run.sh at 500 kbaud):"
+	@SKETCHES=$(CURDIR)/tests/firmware/arduino/Echo500k/ firmware/arduino/build-examples.sh \
+		$(ARD_UNZIP) $(BUILD)/arduino/out-tests $(ARD_CACHE) uno
 
 # The library's C++ layer on the host (ASan, UBSan), from the library's own
 # files (forwarders included) with a stand-in Arduino.h: tests/arduino/.

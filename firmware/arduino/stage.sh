@@ -4,7 +4,7 @@
 #   DEST/library.properties, keywords.txt, README.md, LICENSE (both texts
 #   of GPL-2.0-only OR MIT), examples/ and src/. Fails when
 #   library.properties' version is not the project's (debian/changelog's,
-#   without a Debian revision).
+#   without a Debian revision). $PHYLLO_URL, when set, becomes its url=.
 # In the repository, src/ holds forwarders for the files it shares with
 # the firmware (a core source or the node: one line that includes the
 # file itself by a relative path), so the library builds straight from a
@@ -27,6 +27,15 @@ grep -qx "version=$version" "$lib/library.properties" ||
 rm -rf "$dest"
 mkdir -p "$dest/src"
 cp "$lib/library.properties" "$lib/keywords.txt" "$lib/README.md" "$dest/"
+# url=, the page the IDE links as "More info": the project's public
+# address, which only its publisher knows (PHYLLO_URL, make arduino-zip
+# PHYLLO_URL=...); without it the tree's placeholder stays, and is said.
+if [ -n "${PHYLLO_URL:-}" ]; then
+	sed -i "s|^url=.*|url=$PHYLLO_URL|" "$dest/library.properties"
+elif grep -q '^url=.*\.invalid' "$dest/library.properties"; then
+	echo "stage.sh: library.properties' url= is a placeholder; give the library's" \
+		"public page with PHYLLO_URL=... (make arduino-zip PHYLLO_URL=...)" >&2
+fi
 # the licence, both texts
 {
 	echo "The Phyllo Arduino library is licensed GPL-2.0-only OR MIT, at your choice."

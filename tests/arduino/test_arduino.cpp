@@ -10,7 +10,8 @@
  *    conversion does, for random and hand-picked bit patterns;
  *  - two Phyllo links joined by in-memory serial lines: the session opens,
  *    subscribe() by prefix, publish() of each value type, a reply from a
- *    callback, the blink hook, the limits (topic length, table size).
+ *    callback, the blink hook, the limits (topic length, table size), the
+ *    clock read per unit within one poll.
  */
 #include <deque>
 #include <math.h>
@@ -304,6 +305,10 @@ public:
 	size_t write(uint8_t b) override
 	{
 		_out.push_back(b);
+		/* a HardwareSerial's write blocks while the line takes it */
+		_us += us_per_byte;
+		clock_ms += _us / 1000;
+		_us %= 1000;
 		return 1;
 	}
 	int available() override { return (int)_in.size(); }
@@ -320,9 +325,11 @@ public:
 	int peek() override { return _in.empty() ? -1 : _in.front(); }
 
 	unsigned long baud = 0;
+	unsigned int us_per_byte = 0;	/* the time each byte written takes */
 
 private:
 	std::deque<uint8_t> &_in, &_out;
+	unsigned long _us = 0;
 };
 
 /* A Stream without begin(). */
@@ -572,6 +579,37 @@ static void link_limits(void)
 	PTEST_EXPECT(p.a.publish("t", 1));
 }
 
+/*
+ * Two requests wait in the board's input and one poll answers both, each
+ * reply's write taking 1 ms a byte: the second request must be taken in
+ * at the time after the first reply went out, not at the poll's start
+ * (one millis() for a whole poll stamped it, and its reply, early: the
+ * reliable layer's deadlines drifted early, as the firmware's did until
+ * dd3b60c).
+ */
+static void link_poll_reads_the_clock_per_unit(void)
+{
+	Pair p;
+	unsigned long t0;
+	uint16_t later;
+
+	PTEST_EXPECT(open_pair(p));
+	run(p, 100);		/* nothing owed either way */
+	PTEST_EXPECT(p.a.publish("echo", 1));
+	PTEST_EXPECT(p.a.publish("echo", 2));
+	PTEST_EXPECT(p.ab.size() > 20);
+	p.lb.us_per_byte = 1000;
+	t0 = clock_ms;
+	p.b.poll();
+	p.lb.us_per_byte = 0;
+	PTEST_EXPECT(clock_ms - t0 >= 20);	/* two replies written */
+	later = (uint16_t)(p.b.node().stack.arq.rx_time - (uint16_t)t0);
+	PTEST_EXPECT(later >= 10);		/* after the first reply, at least */
+	PTEST_EXPECT(later < clock_ms - t0);	/* before the second */
+	run(p, 200);
+	PTEST_EXPECT_EQ(p.b.node().stack.stats.tx_retransmits, 0);
+}
+
 static const struct ptest_case cases[] = {
 	PTEST_CASE(writer_encodes_each_type),
 	PTEST_CASE(writer_containers_and_overflow),
@@ -586,6 +624,7 @@ static const struct ptest_case cases[] = {
 	PTEST_CASE(link_publish_documents_and_reply),
 	PTEST_CASE(link_blink_and_builtin_topics),
 	PTEST_CASE(link_limits),
+	PTEST_CASE(link_poll_reads_the_clock_per_unit),
 };
 
 static PTEST_SUITE(suite, "phyllo_arduino", cases);

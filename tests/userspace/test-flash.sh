@@ -66,4 +66,12 @@ if [ -f "$zip" ]; then
 else
 	bad "no $zip (make arduino-zip)"
 fi
+# url=: the publisher's address when given (PHYLLO_URL), else the
+# placeholder, said
+PHYLLO_URL=file:///srv/phyllo "$top/firmware/arduino/stage.sh" "$dir/stage" >"$dir/out" 2>"$dir/err" &&
+	grep -qx 'url=file:///srv/phyllo' "$dir/stage/library.properties" &&
+	ok "arduino-zip PHYLLO_URL=...: library.properties' url=" || bad "PHYLLO_URL not in url="
+PHYLLO_URL= "$top/firmware/arduino/stage.sh" "$dir/stage" >"$dir/out" 2>"$dir/err" &&
+	grep -q "url= is a placeholder" "$dir/err" &&
+	ok "without PHYLLO_URL the placeholder url= is said" || bad "placeholder url= not said"
 checks_done

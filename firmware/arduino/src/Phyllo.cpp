@@ -71,11 +71,15 @@ void Phyllo::begin(unsigned long baud)
 /*
  * Takes the bytes that are there now, not those that arrive meanwhile, so
  * a fast sender cannot keep loop() from running; then the timers (the
- * acknowledgements owed for what was just read go out here).
+ * acknowledgements owed for what was just read go out here). The clock is
+ * read again before each feed, as the firmware's main loop reads it after
+ * each unit it answers: a feed may answer a unit, and the reply's write
+ * blocks for as long as the line takes it (milliseconds for a large one),
+ * so one time for a whole poll stamped later units and their replies too
+ * early (the reliable layer's deadlines early, spurious resends).
  */
 void Phyllo::poll()
 {
-	uint32_t now = millis();
 	int avail = _io->available();
 	uint8_t buf[16];
 
@@ -90,14 +94,14 @@ void Phyllo::poll()
 				buf[n++] = (uint8_t)c;
 		}
 		while (off < n) {
-			uint16_t used = phyllo_node_feed(&_node, buf + off, n - off, now);
+			uint16_t used = phyllo_node_feed(&_node, buf + off, n - off, millis());
 
 			if (used == 0)
 				break;	/* never: the stack takes a byte per call at least */
 			off += used;
 		}
 	}
-	phyllo_node_poll(&_node, now);
+	phyllo_node_poll(&_node, millis());
 }
 
 bool Phyllo::subscribe(const char *prefix, PhylloCallback callback)
