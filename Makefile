@@ -32,6 +32,23 @@ all: $(HOST)/phyllo
 # `make` builds libphyllo too: the Python package finds it in build/host/.
 all: libphyllo
 
+# A first try without a board (README.md): the Uno firmware on
+# phyllo-simavr, its UART a pty at TRY_TTY (a stable path: give it as
+# --tty), in the foreground until Ctrl-C or TRY_SECONDS of simulated time.
+TRY_TTY ?= $(BUILD)/try/ttyACM0
+TRY_SECONDS ?=
+TRY_ELF := $(FW_BUILD)/uno-standard/phyllo-uno-standard.elf
+.PHONY: try
+try: deps-avr $(HOST)/phyllo libphyllo $(FW_SIM) $(TRY_ELF)
+	@scripts/try.sh $(FW_SIM) $(TRY_ELF) $(TRY_TTY) $(HOST)/phyllo $(TRY_SECONDS)
+
+# A target named relative to the clone (make build/host/phyllo-simavr,
+# make build/firmware/uno-standard/phyllo-uno-standard.elf) is the file
+# the fragments' rules name absolutely (BUILD is $(CURDIR)/build).
+ifeq ($(BUILD),$(CURDIR)/build)
+build/%: $(BUILD)/% ;
+endif
+
 check: $(CHECK_TARGETS)
 	@echo "make check: all of [$(CHECK_TARGETS)] passed"
 
@@ -64,6 +81,9 @@ $(KREL): apt-get install linux-headers-$(KREL)"; exit 1; }
 	$(if $(DESTDIR),,depmod -a $(KREL))
 
 help:
+	@echo "make try             a first try without a board: the Uno firmware on a simulated"
+	@echo "                     ATmega328P as a serial port, $(patsubst $(CURDIR)/%,%,$(TRY_TTY)) (give it as --tty)"
+	@echo "make simavr-harness  build/host/phyllo-simavr, the simulator harness make try runs"
 	@echo "make demo            emulated Uno + kernel line discipline, end to end"
 	@echo "make check           every test: $(CHECK_TARGETS)"
 	@echo "make bench           kernel line discipline vs userspace stack"
@@ -72,3 +92,5 @@ help:
 	@echo "make libphyllo       build/host/libphyllo.so.0 (part of make; the Python package uses it)"
 	@echo "make deb             the Debian packages, in build/deb/ (apt install ./build/deb/*.deb)"
 	@echo "make install-module  phyllo.ko for the running kernel"
+	@echo "make test-uno        the tool's first commands and make try's against the Uno firmware"
+	@echo "Targets may be named by their path, absolute or relative: make build/host/phyllo"

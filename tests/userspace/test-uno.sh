@@ -6,11 +6,17 @@
 # new user types, which are none: the speed, the board's handshake, its
 # counters by name, the window its handshake offers, and what a wrong
 # preset looks like (issue 17, findings 1, 6 and 7); then every --tty
-# command of phyllo(1)'s EXAMPLES, as written there (the port renamed).
-# Usage: test-uno.sh BUILD_DIR PHYLLO_BINARY
+# command of phyllo(1)'s EXAMPLES, as written there (the port renamed);
+# then the README's first try without a board (issue 27, 1): `make try`
+# and the lines the README shows against it, as written there (the port
+# at a scratch path, the tool this test's), and a target named by its
+# relative path.
+# Usage: test-uno.sh BUILD_DIR PHYLLO_BINARY MAKE
 set -u
 build=$1
 bin=$2
+make=$3
+top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/checks.sh"
 
 sim=$build/host/phyllo-simavr
@@ -85,4 +91,38 @@ wait $simpid 2>/dev/null
 pids=$sub
 grep -q "resets 0" "$dir/sim.err" && ok "the firmware never restarted" ||
 	bad "the simulator saw a restart or an overrun: $(tail -2 "$dir/sim.err")"
+
+# 1 (issue 27): make try, then the README's lines against it
+$make -C "$top" --no-print-directory try BUILD="$build" TRY_TTY="$dir/try" TRY_SECONDS=300 \
+	>"$dir/try.out" 2>"$dir/try.err" </dev/null &
+trypid=$!
+pids="$pids $trypid"
+i=0
+while [ ! -L "$dir/try" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+[ -L "$dir/try" ] && grep -q "^    $dir/try$" "$dir/try.out" &&
+	ok "1: make try: the Uno firmware on a pty at the path it prints" ||
+	bad "1: make try: no pty at $dir/try ($(tail -3 "$dir/try.err"))"
+sed -n '/^## A first try/,/^## /p' "$top/README.md" | grep -E '^    (build/host/phyllo|PYTHONPATH=python python3) ' |
+	sed -e 's/^    //' -e 's/  *# .*//' >"$dir/try-lines"
+n=0
+while read -r line; do
+	n=$((n + 1))
+	# as written, but the port (a scratch path), the tool (this test's) and
+	# Debian's python3 with this build's library
+	line=$(echo "$line" | sed -e "s|build/try/ttyACM0|$dir/try|g" -e "s|^build/host/phyllo |$bin |" \
+		-e "s|^PYTHONPATH=python python3 |PYTHONPATH=$top/python PHYLLO_LIBRARY=$build/host/libphyllo.so.0 /usr/bin/python3 |")
+	if sh -c "$line" >"$dir/out" 2>"$dir/err" </dev/null; then
+		ok "1: README's first try: ${line#"$bin" }"
+	else
+		bad "1: README's first try: $line"
+	fi
+	[ $n -gt 1 ] || grep -q '^ping 0$' "$dir/out" || bad "1: the first ping's answer: $(cat "$dir/out")"
+done <"$dir/try-lines"
+[ $n -ge 4 ] && ok "1: $n lines of the README's first try ran" || bad "1: only $n try-it lines in the README"
+kill $trypid 2>/dev/null
+wait $trypid 2>/dev/null
+# (with the default BUILD, the clone's build/: a dry run builds nothing)
+$make -C "$top" --no-print-directory -n build/firmware/uno-standard/phyllo-uno-standard.elf \
+	build/host/phyllo-simavr BUILD="$top/build" >"$dir/out" 2>"$dir/err" &&
+	ok "1: targets named by their relative path have rules" || bad "1: make build/...: no rule"
 checks_done
