@@ -66,8 +66,9 @@ install: $(HOST)/phyllo install-lib install-system install-capture
 	install -D -m 644 uapi/phyllo.h $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
 
 # What `make install` put there, with the same PREFIX and DESTDIR
-# (tests/packages/test-uninstall.sh checks that nothing is left).
-uninstall: uninstall-lib uninstall-system uninstall-capture
+# (tests/packages/test-uninstall.sh checks that nothing is left), and
+# what `make install-bridge` did (uninstall-bridge, tests/bridge/bridge.mk).
+uninstall: uninstall-lib uninstall-system uninstall-capture uninstall-bridge
 	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4 $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
 

@@ -46,7 +46,7 @@ module:
 	tests/kernel/module.sh $(BUILD) $(KERNELS)
 
 kunit:
-	@scripts/deps.sh kernel kernels
+	@scripts/deps.sh kernel kernels qemu
 	tests/kernel/kunit.sh $(KUNIT_KERNELS)
 
 test-kernel: $(HOST)/phyllo

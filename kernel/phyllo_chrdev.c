@@ -51,7 +51,7 @@ static int phyllo_open(struct inode *inode, struct file *file)
 	mutex_unlock(&phyllo_units_lock);
 	if (!link)
 		return -ENODEV;
-	pf = phyllo_file_open(link, &err);
+	pf = phyllo_file_open(link, capable(CAP_NET_ADMIN), &err);
 	if (!pf) {
 		phyllo_link_put(link);
 		return err;
@@ -140,10 +140,16 @@ static long phyllo_ioctl_send_mode(struct phyllo_file *pf, u32 __user *arg)
 
 	if (get_user(mode, arg))
 		return -EFAULT;
-	if (mode != PHYLLO_SEND_RELIABLE && mode != PHYLLO_SEND_UNRELIABLE)
-		return -EINVAL;
-	WRITE_ONCE(pf->unreliable, mode == PHYLLO_SEND_UNRELIABLE);
-	return 0;
+	return phyllo_file_set_send_mode(pf, mode);
+}
+
+static long phyllo_ioctl_recv_mode(struct phyllo_file *pf, u32 __user *arg)
+{
+	u32 mode;
+
+	if (get_user(mode, arg))
+		return -EFAULT;
+	return phyllo_file_set_recv_mode(pf, mode);
 }
 
 /* Every answer struct is zeroed here, then filled, then copied out. */
@@ -192,6 +198,8 @@ static long phyllo_ioctl(struct file *file, unsigned int cmd,
 		return phyllo_ioctl_subscribe(pf, argp);
 	case PHYLLO_IOC_SET_SEND_MODE:
 		return phyllo_ioctl_send_mode(pf, argp);
+	case PHYLLO_IOC_SET_RECV_MODE:
+		return phyllo_ioctl_recv_mode(pf, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -251,9 +259,10 @@ static struct dev_ext_attribute phyllo_stat_attrs[] = {
 	PHYLLO_STAT(rto_ms), PHYLLO_STAT(rx_ctrl_stale),
 	PHYLLO_STAT(rx_tty_errors), PHYLLO_STAT(rx_queue_drops),
 	PHYLLO_STAT(rx_unclaimed), PHYLLO_STAT(tx_overruns),
+	PHYLLO_STAT(rx_evictions), PHYLLO_STAT(rx_hold_ms),
 };
 
-static_assert(ARRAY_SIZE(phyllo_stat_attrs) == PHYLLO_STATS_FIELDS + 4);
+static_assert(ARRAY_SIZE(phyllo_stat_attrs) == PHYLLO_STATS_FIELDS + 6);
 
 static struct attribute *phyllo_stat_list[ARRAY_SIZE(phyllo_stat_attrs) + 1];
 
@@ -264,9 +273,10 @@ static const struct attribute_group phyllo_stat_group = {
 
 /*
  * config/<setting>: one word of the link's struct phyllo_link_config each.
- * Writing one (CAP_NET_ADMIN) is PHYLLO_IOC_SET_CONFIG with that word
- * changed: a protocol word starts a new session, a receive policy word
- * does not; a value out of range fails with EINVAL and changes nothing.
+ * Writing one (CAP_NET_ADMIN) changes that word alone, under the link's
+ * lock (phyllo_link_set_word()): a protocol word starts a new session, a
+ * receive policy word does not; a value out of range, 0 in a receive
+ * policy word included, fails with EINVAL and changes nothing.
  */
 static ssize_t phyllo_cfg_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
@@ -287,7 +297,6 @@ static ssize_t phyllo_cfg_store(struct device *dev,
 {
 	struct dev_ext_attribute *ea = container_of(attr, struct dev_ext_attribute, attr);
 	struct phyllo_link *link = dev_get_drvdata(dev);
-	struct phyllo_link_config cfg;
 	u32 value;
 	int ret;
 
@@ -296,11 +305,7 @@ static ssize_t phyllo_cfg_store(struct device *dev,
 	ret = kstrtou32(buf, 0, &value);
 	if (ret)
 		return ret;
-	mutex_lock(&link->lock);
-	cfg = link->cfg;
-	mutex_unlock(&link->lock);
-	memcpy((u8 *)&cfg + (uintptr_t)ea->var, &value, sizeof(value));
-	ret = phyllo_link_configure(link, &cfg);
+	ret = phyllo_link_set_word(link, (uintptr_t)ea->var, value);
 	return ret ? ret : count;
 }
 

@@ -3,27 +3,40 @@
  * phyllo_file.c - one open /dev/phylloN: its receive queue, subscription,
  * send mode and the blocking rules of read, write, fsync and poll.
  *
- * Contract:
- *  1. A received unit is allocated once, with one queue entry for each
+ * Contract (the receive rules are phyllo(4)'s "Receive queues"):
+ *  1. A received unit is allocated once, with one small entry for each
  *     file whose subscription matches (fan-out), and freed when the last
- *     of them reads or drops it; the pub-sub header is parsed once.
- *     Receive memory is bounded per file (cfg.rxq_units, cfg.rxq_bytes),
- *     per link (cfg.rxq_link_bytes, each unit counted once) and by the
- *     number of open files (cfg.max_files).
- *  2. A reliable unit is taken only when every matching file can take it
- *     and its copy is allocated; otherwise it is refused as a whole (never
- *     acknowledged: the peer resends it after a read makes room). A file
- *     that is short of room starts its own stall clock then, every such
- *     file at once, and a file with room stops it; a file short for
- *     cfg.rxq_stall_ms no longer holds the link: it loses its copy
- *     (counted) and the others get theirs. So however many readers stop,
- *     a live reader waits at most rxq_stall_ms plus one retransmission.
- *     Files the unit does not match never hold it. Other units (NOS,
- *     lower presets) are dropped, and counted, for files with no room.
- *  3. A read returns one whole unit or fails; the unit leaves the queue
+ *     entry goes; the pub-sub header is parsed once. Each file is charged
+ *     what its entry keeps alive: the entry and the unit's allocation
+ *     (their kmalloc sizes), against its own bounds (cfg.rxq_units,
+ *     cfg.rxq_bytes). The files' charges together stay within
+ *     cfg.rxq_link_bytes, so the link's queued memory does too.
+ *  2. Isolation: a file with room never loses a unit for another file.
+ *     The link's bound is kept by taking room back from the file with the
+ *     largest charge, which is over its share (rxq_link_bytes / files
+ *     open) whenever the bound is reached. A file that loses a unit, for
+ *     want of its own room or taken back, is in overrun: every loss is
+ *     counted (rx_drops), its next read fails once with ENOBUFS, and it
+ *     takes no unit until it has drained to half its bounds, so it cannot
+ *     hold the link's memory again unit by unit.
+ *  3. Holding is a file's explicit choice (PHYLLO_RECV_HOLD, standard
+ *     preset): instead of losing a reliable unit it has no room for, the
+ *     link refuses it (never acknowledged; the peer resends it). Files
+ *     opened with CAP_NET_ADMIN and the others are two classes, each with
+ *     a budget of cfg.rxq_stall_ms of hold time. A hold uses its class's
+ *     budget while it lasts; once it is used up, the class's holders lose
+ *     what they have no room for as if they dropped, and the budget is
+ *     full again only when every file of the class has drained to half
+ *     its bounds. So the link is held at most rxq_stall_ms (plus one
+ *     resend) by one class until its readers catch up, however many
+ *     files hold and whatever their fill levels, and files opened without
+ *     CAP_NET_ADMIN cannot hold a privileged reader longer than that.
+ *  4. Opens: at most cfg.max_files, of which max_files / 8 (rounded up)
+ *     are kept for openers with CAP_NET_ADMIN.
+ *  5. A read returns one whole unit or fails; the unit leaves the queue
  *     only once it was copied out (EMSGSIZE and EFAULT leave it first).
  *     Readers of one file take turns (read_lock).
- *  4. A session reset reaches a reader in order: units queued before it
+ *  6. A session reset reaches a reader in order: units queued before it
  *     are read first, then one read fails with ECONNRESET, then the new
  *     session's units follow. The next write or fsync also fails once
  *     with ECONNRESET unless a read or write of this file reported that
@@ -31,18 +44,29 @@
  *     queued), EIO to writers. fsync waits for this file's own frames to
  *     leave and its reliable units to be acknowledged (or lost to a
  *     reset), not for other files'.
- *  5. Functions here take kernel buffers; phyllo_chrdev.c copies to and
+ *  7. Functions here take kernel buffers; phyllo_chrdev.c copies to and
  *     from userspace, so the KUnit suites drive these directly.
  */
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/fault-inject.h>
 
 #include "phyllo_link.h"
 #include "phyllo_pubsub.h"
 
-/* NULL with *err -ENOMEM, or -EBUSY when the link has max_files open. */
-struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
+/* Opens without CAP_NET_ADMIN: all but max_files / 8, rounded up. */
+static u32 phyllo_user_slots(const struct phyllo_link_config *cfg)
+{
+	return cfg->max_files - DIV_ROUND_UP(cfg->max_files, 8);
+}
+
+/*
+ * NULL with *err -ENOMEM, or -EBUSY when the link has max_files open, or
+ * (without admin) all the slots of openers without CAP_NET_ADMIN.
+ */
+struct phyllo_file *phyllo_file_open(struct phyllo_link *link, bool admin,
+				     int *err)
 {
 	struct phyllo_file *pf = kzalloc(sizeof(*pf), GFP_KERNEL);
 
@@ -50,11 +74,13 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
 	if (!pf)
 		return NULL;
 	pf->link = link;
+	pf->cls = admin ? PHYLLO_CLASS_ADMIN : PHYLLO_CLASS_USER;
 	INIT_LIST_HEAD(&pf->rxq);
 	mutex_init(&pf->read_lock);
 	init_waitqueue_head(&pf->rwait);
 	mutex_lock(&link->lock);
-	if (link->nfiles >= link->cfg.max_files) {
+	if (link->nfiles >= link->cfg.max_files ||
+	    (!admin && link->nfiles_user >= phyllo_user_slots(&link->cfg))) {
 		mutex_unlock(&link->lock);
 		mutex_destroy(&pf->read_lock);
 		kfree(pf);
@@ -62,6 +88,8 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
 		return NULL;
 	}
 	link->nfiles++;
+	if (!admin)
+		link->nfiles_user++;
 	pf->reset_gen = link->reset_gen;
 	list_add_tail(&pf->node, &link->files);
 	mutex_unlock(&link->lock);
@@ -70,7 +98,19 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err)
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_file_open);
 
-/* One file is done with an entry (read or released): the last frees it. */
+static u32 phyllo_rxent_cost(void)
+{
+	return kmalloc_size_roundup(sizeof(struct phyllo_rxent));
+}
+
+/* What each file taking a unit of len bytes is charged (contract 1). */
+static u32 phyllo_rxbuf_cost(u32 len)
+{
+	return kmalloc_size_roundup(sizeof(struct phyllo_rxbuf) + len) +
+	       phyllo_rxent_cost();
+}
+
+/* One file is done with an entry (read, dropped or released). */
 static void phyllo_rxent_pop_locked(struct phyllo_file *pf,
 				    struct phyllo_rxent *ent)
 {
@@ -79,12 +119,50 @@ static void phyllo_rxent_pop_locked(struct phyllo_file *pf,
 
 	lockdep_assert_held(&link->lock);
 	list_del(&ent->node);
+	kfree(ent);
 	pf->rxq_units--;
 	pf->rxq_bytes -= buf->len;
+	pf->rxq_charge -= buf->cost;
+	link->rxq_charged -= buf->cost;
+	link->rxq_mem -= phyllo_rxent_cost();
 	if (--buf->refs)
 		return;
-	link->rxq_bytes -= buf->len;
+	link->rxq_mem -= buf->cost - phyllo_rxent_cost();
 	kfree(buf);
+}
+
+/* Has the file drained to half its bounds (its share of the link's)? */
+static bool phyllo_file_drained(const struct phyllo_file *pf)
+{
+	const struct phyllo_link *link = pf->link;
+	u32 share = link->cfg.rxq_link_bytes / max(link->nfiles, 1U);
+
+	return pf->rxq_units <= link->cfg.rxq_units / 2 &&
+	       pf->rxq_charge <= min(link->cfg.rxq_bytes, share) / 2;
+}
+
+/* Contract 3: a class's budget is full again once all of it drained. */
+static void phyllo_hold_refill_locked(struct phyllo_link *link, u8 cls)
+{
+	struct phyllo_hold *h = &link->hold[cls];
+	struct phyllo_file *pf;
+
+	lockdep_assert_held(&link->lock);
+	if (h->on || h->left_ms == link->cfg.rxq_stall_ms)
+		return;
+	list_for_each_entry(pf, &link->files, node)
+		if (pf->cls == cls && (pf->overrun || !phyllo_file_drained(pf)))
+			return;
+	h->left_ms = link->cfg.rxq_stall_ms;
+}
+
+/* A file that drained leaves overrun; its class may get its budget back. */
+static void phyllo_file_recover_locked(struct phyllo_file *pf)
+{
+	if (!phyllo_file_drained(pf))
+		return;
+	pf->overrun = false;
+	phyllo_hold_refill_locked(pf->link, pf->cls);
 }
 
 void phyllo_file_release(struct phyllo_file *pf)
@@ -95,8 +173,11 @@ void phyllo_file_release(struct phyllo_file *pf)
 	mutex_lock(&link->lock);
 	list_del(&pf->node);
 	link->nfiles--;
+	if (pf->cls == PHYLLO_CLASS_USER)
+		link->nfiles_user--;
 	list_for_each_entry_safe(ent, tmp, &pf->rxq, node)
 		phyllo_rxent_pop_locked(pf, ent);
+	phyllo_hold_refill_locked(link, pf->cls);
 	phyllo_link_room_locked(link);
 	phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
@@ -173,107 +254,307 @@ bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_sub_match);
 
-/* Room for a unit of len bytes in this file's own bounds. */
-static bool phyllo_file_room(const struct phyllo_file *pf, u32 len)
+/* Room for a unit of this cost in the file's own bounds. */
+static bool phyllo_file_room(const struct phyllo_file *pf, u32 cost)
 {
 	const struct phyllo_link_config *cfg = &pf->link->cfg;
 
 	return pf->rxq_units < cfg->rxq_units &&
-	       pf->rxq_bytes + len <= cfg->rxq_bytes;
+	       pf->rxq_charge + cost <= cfg->rxq_bytes;
 }
 
-/*
- * Can this file take the unit? Every file short of room runs its own
- * stall clock from the first time it is found short, and a file found
- * with room stops it, so clocks run side by side, never one after the
- * other. Returns false if it is short; *stalled then says it has been
- * short for rxq_stall_ms.
- */
-static bool phyllo_file_check_room(struct phyllo_file *pf, u32 len,
-				   bool link_room, u32 now, bool *stalled)
+/* Has the class used its hold budget up (contract 3)? */
+static bool phyllo_hold_spent(const struct phyllo_link *link, u8 cls, u32 now)
 {
-	*stalled = false;
-	if (link_room && phyllo_file_room(pf, len)) {
-		pf->full = false;
-		return true;
-	}
-	if (!pf->full) {
-		pf->full = true;
-		pf->full_since = now;
-	}
-	*stalled = now - pf->full_since >= pf->link->cfg.rxq_stall_ms;
-	return false;
+	const struct phyllo_hold *h = &link->hold[cls];
+
+	return h->on ? now - h->since >= h->left_ms : !h->left_ms;
 }
 
-/*
- * Which matching files take the unit; returns how many, or -1 if it is
- * to be refused (refusable, and a matching file short of room that has
- * not stalled). Files that match but do not take it have take false.
- */
-static int phyllo_files_claim_locked(struct phyllo_link *link,
-				     const struct phyllo_rx *rx, u32 len,
-				     bool refusable, int *claimed)
+/* May this file hold the link for the unit instead of losing it? */
+static bool phyllo_file_may_hold(const struct phyllo_file *pf,
+				 bool refusable, u32 now)
 {
-	bool link_room = link->rxq_bytes + len <= link->cfg.rxq_link_bytes;
-	u32 now = phyllo_link_now(link);
+	return refusable && pf->hold &&
+	       !phyllo_hold_spent(pf->link, pf->cls, now);
+}
+
+/* The link refuses the unit for this delivery's holders: their clocks. */
+static void phyllo_hold_start_locked(struct phyllo_link *link, u32 now)
+{
 	struct phyllo_file *pf;
-	bool refuse = false, stalled;
-	int takers = 0;
+
+	list_for_each_entry(pf, &link->files, node) {
+		struct phyllo_hold *h = &link->hold[pf->cls];
+
+		if (pf->verdict != PHYLLO_V_HOLD || h->on)
+			continue;
+		h->on = true;
+		h->since = now;
+	}
+	if (!link->held) {
+		link->held = true;
+		link->held_since = now;
+	}
+}
+
+/* A unit went through: the hold, if any, ends and is charged. */
+static void phyllo_hold_end_locked(struct phyllo_link *link, u32 now)
+{
+	int c;
+
+	if (!link->held)
+		return;
+	link->held = false;
+	link->gstats.rx_hold_ms += now - link->held_since;
+	for (c = 0; c < PHYLLO_CLASSES; c++) {
+		struct phyllo_hold *h = &link->hold[c];
+
+		if (!h->on)
+			continue;
+		h->on = false;
+		h->left_ms -= min(now - h->since, h->left_ms);
+		phyllo_hold_refill_locked(link, c);
+	}
+}
+
+u32 phyllo_files_hold_left_locked(struct phyllo_link *link, u32 now)
+{
+	u32 left = U32_MAX;
+	int c;
 
 	lockdep_assert_held(&link->lock);
-	*claimed = 0;
-	list_for_each_entry(pf, &link->files, node) {
-		pf->take = false;
-		if (!phyllo_sub_match_rx(&pf->sub, rx))
-			continue;
-		(*claimed)++;
-		pf->take = phyllo_file_check_room(pf, len, link_room, now,
-						  &stalled);
-		if (pf->take)
-			takers++;
-		else if (!stalled)
-			refuse = true;
+	for (c = 0; c < PHYLLO_CLASSES; c++) {
+		const struct phyllo_hold *h = &link->hold[c];
+
+		if (h->on)
+			left = min(left, h->left_ms - min(now - h->since,
+							  h->left_ms));
 	}
-	return refusable && refuse ? -1 : takers;
+	return left;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_files_hold_left_locked);
+
+void phyllo_files_policy_locked(struct phyllo_link *link)
+{
+	int c;
+
+	lockdep_assert_held(&link->lock);
+	for (c = 0; c < PHYLLO_CLASSES; c++) {
+		link->hold[c].left_ms = min(link->hold[c].left_ms,
+					    link->cfg.rxq_stall_ms);
+		phyllo_hold_refill_locked(link, c);
+	}
 }
 
-/* One allocation for every file that takes the unit. */
+/*
+ * First pass: each file's verdict from its subscription and overrun
+ * state alone; returns how many files the unit matches.
+ */
+static int phyllo_files_match_locked(struct phyllo_link *link,
+				     const struct phyllo_rx *rx)
+{
+	struct phyllo_file *pf;
+	int n = 0;
+
+	list_for_each_entry(pf, &link->files, node) {
+		if (!phyllo_sub_match_rx(&pf->sub, rx)) {
+			pf->verdict = PHYLLO_V_FILTER;
+			continue;
+		}
+		if (pf->overrun)
+			phyllo_file_recover_locked(pf);
+		pf->verdict = pf->overrun ? PHYLLO_V_DROP : PHYLLO_V_TAKE;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Second pass: files short of their own room hold or drop. Returns the
+ * takers, or -1 if a holder refuses the unit (nothing changed).
+ */
+static int phyllo_files_own_room_locked(struct phyllo_link *link, u32 cost,
+					bool refusable, u32 now)
+{
+	struct phyllo_file *pf;
+	bool hold = false;
+	int takers = 0;
+
+	list_for_each_entry(pf, &link->files, node) {
+		if (pf->verdict != PHYLLO_V_TAKE)
+			continue;
+		if (phyllo_file_room(pf, cost)) {
+			takers++;
+		} else if (phyllo_file_may_hold(pf, refusable, now)) {
+			pf->verdict = PHYLLO_V_HOLD;
+			hold = true;
+		} else {
+			pf->verdict = PHYLLO_V_DROP;
+		}
+	}
+	return hold ? -1 : takers;
+}
+
+static void phyllo_file_lose_locked(struct phyllo_file *pf)
+{
+	pf->stats.rx_drops++;
+	pf->link->gstats.rx_queue_drops++;
+	pf->overrun = true;
+	pf->lost = true;
+	wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM);
+}
+
+/* Take a file's oldest unit back; a reset before it stays in its place. */
+static void phyllo_file_evict_locked(struct phyllo_file *pf)
+{
+	struct phyllo_rxent *old, *next;
+	u8 type;
+	u16 len;
+
+	old = list_first_entry(&pf->rxq, struct phyllo_rxent, node);
+	type = old->buf->data[0];
+	len = old->buf->len - 1;
+	if (old->reset_before) {
+		next = list_is_last(&old->node, &pf->rxq) ? NULL :
+		       list_next_entry(old, node);
+		if (next ? next->reset_before : pf->reset_tail)
+			pf->rd_resets--;	/* two resets in a row read as one */
+		else if (next)
+			next->reset_before = true;
+		else
+			pf->reset_tail = true;
+	}
+	phyllo_rxent_pop_locked(pf, old);
+	pf->link->gstats.rx_evictions++;
+	phyllo_file_lose_locked(pf);
+	trace_phyllo_queue_drop(pf->link->unit, type, len, pf->rxq_units);
+}
+
+/* The file with the largest charge, the unit's cost counted for takers. */
+static struct phyllo_file *phyllo_files_largest_locked(struct phyllo_link *link,
+						       u32 cost)
+{
+	struct phyllo_file *pf, *big = NULL;
+	u32 load, most = 0;
+
+	list_for_each_entry(pf, &link->files, node) {
+		load = pf->rxq_charge + (pf->verdict == PHYLLO_V_TAKE ? cost : 0);
+		if (load > most) {
+			most = load;
+			big = pf;
+		}
+	}
+	return big;
+}
+
+/*
+ * Third pass, contract 2: keep the link's bound by taking room back from
+ * the largest file, which is over its share; a holder among them refuses
+ * the unit instead while its class has budget. Returns the takers, or -1
+ * to refuse.
+ */
+static int phyllo_files_link_room_locked(struct phyllo_link *link, u32 cost,
+					 int takers, bool refusable, u32 now)
+{
+	struct phyllo_file *big;
+
+	while (link->rxq_charged + cost * takers > link->cfg.rxq_link_bytes) {
+		big = phyllo_files_largest_locked(link, cost);
+		if (!big)
+			break;
+		if (phyllo_file_may_hold(big, refusable, now)) {
+			big->verdict = PHYLLO_V_HOLD;
+			return -1;
+		}
+		if (big->verdict == PHYLLO_V_TAKE) {
+			big->verdict = PHYLLO_V_DROP;
+			takers--;
+			continue;
+		}
+		phyllo_file_evict_locked(big);
+	}
+	return takers;
+}
+
+#ifdef CONFIG_FAULT_INJECTION
+/* The kernel's fault injection: a unit's allocation made to fail. */
+struct fault_attr phyllo_fail_rx = FAULT_ATTR_INITIALIZER;
+EXPORT_SYMBOL_IF_KUNIT(phyllo_fail_rx);
+
+static bool phyllo_rx_fail(size_t size)
+{
+	return should_fail(&phyllo_fail_rx, size);
+}
+#else
+static bool phyllo_rx_fail(size_t size)
+{
+	return false;
+}
+#endif
+
+/* The unit's one allocation, then an entry for each taker. */
 static struct phyllo_rxbuf *phyllo_rxbuf_alloc(struct phyllo_link *link,
 					       const struct phyllo_unit *u,
-					       int takers)
+					       u32 cost)
 {
+	size_t size = sizeof(struct phyllo_rxbuf) + u->len + 1;
 	struct phyllo_rxbuf *buf;
 
-#ifdef PHYLLO_KUNIT_HOOKS
-	if (link->test_fail_allocs) {
-		link->test_fail_allocs--;
+	if (phyllo_rx_fail(size))
 		return NULL;
-	}
-#endif
-	buf = kmalloc(struct_size(buf, ent, takers) + u->len + 1,
-		      GFP_KERNEL | __GFP_NOWARN);
+	buf = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!buf)
 		return NULL;
 	buf->refs = 0;
 	buf->len = u->len + 1;
-	buf->data = (u8 *)&buf->ent[takers];
+	buf->cost = cost;
 	buf->data[0] = u->type;
 	memcpy(buf->data + 1, u->data, u->len);
 	return buf;
 }
 
+/* Entries for every taker, or none (false) if one cannot be had. */
+static bool phyllo_rxents_alloc_locked(struct phyllo_link *link)
+{
+	struct phyllo_file *pf;
+
+	list_for_each_entry(pf, &link->files, node) {
+		if (pf->verdict != PHYLLO_V_TAKE)
+			continue;
+		pf->pending = phyllo_rx_fail(sizeof(*pf->pending)) ? NULL :
+			      kmalloc(sizeof(*pf->pending),
+				      GFP_KERNEL | __GFP_NOWARN);
+		if (pf->pending)
+			continue;
+		list_for_each_entry(pf, &link->files, node) {
+			if (pf->verdict == PHYLLO_V_TAKE)
+				kfree(pf->pending);
+			pf->pending = NULL;
+		}
+		return false;
+	}
+	return true;
+}
+
 static void phyllo_file_enqueue_locked(struct phyllo_file *pf,
 				       struct phyllo_rxbuf *buf)
 {
-	struct phyllo_rxent *ent = &buf->ent[buf->refs++];
+	struct phyllo_link *link = pf->link;
+	struct phyllo_rxent *ent = pf->pending;
 
-	lockdep_assert_held(&pf->link->lock);
+	lockdep_assert_held(&link->lock);
+	pf->pending = NULL;
+	buf->refs++;
 	ent->buf = buf;
 	ent->reset_before = pf->reset_tail;
 	pf->reset_tail = false;
 	list_add_tail(&ent->node, &pf->rxq);
 	pf->rxq_units++;
 	pf->rxq_bytes += buf->len;
+	pf->rxq_charge += buf->cost;
+	link->rxq_charged += buf->cost;
+	link->rxq_mem += phyllo_rxent_cost();
 	wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM);
 }
 
@@ -281,20 +562,21 @@ static void phyllo_file_drop_locked(struct phyllo_file *pf,
 				    const struct phyllo_unit *u)
 {
 	lockdep_assert_held(&pf->link->lock);
-	pf->stats.rx_drops++;
-	pf->link->gstats.rx_queue_drops++;
+	phyllo_file_lose_locked(pf);
 	trace_phyllo_queue_drop(pf->link->unit, u->type, u->len,
 				pf->rxq_units);
 }
 
 /*
  * Deliver a unit to every matching file. False: a reliable unit that is
- * refused as a whole (no copy queued anywhere), because a matching file
- * has no room and has not stalled, or its copy could not be allocated.
+ * refused as a whole (no copy queued anywhere), because a holder has no
+ * room (contract 3), or its copies could not be allocated.
  */
 bool phyllo_files_deliver_locked(struct phyllo_link *link,
 				 const struct phyllo_unit *u, bool refusable)
 {
+	u32 cost = phyllo_rxbuf_cost(u->len + 1);
+	u32 now = phyllo_link_now(link);
 	struct phyllo_rxbuf *buf = NULL;
 	struct phyllo_file *pf;
 	struct phyllo_rx rx;
@@ -302,27 +584,35 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 
 	lockdep_assert_held(&link->lock);
 	phyllo_rx_parse(&rx, u);
-	takers = phyllo_files_claim_locked(link, &rx, u->len + 1, refusable,
-					   &claimed);
-	if (takers < 0)
+	claimed = phyllo_files_match_locked(link, &rx);
+	takers = phyllo_files_own_room_locked(link, cost, refusable, now);
+	if (takers >= 0)
+		takers = phyllo_files_link_room_locked(link, cost, takers,
+						       refusable, now);
+	if (takers < 0) {
+		phyllo_hold_start_locked(link, now);
 		return false;
+	}
 	if (takers) {
-		buf = phyllo_rxbuf_alloc(link, u, takers);
+		buf = phyllo_rxbuf_alloc(link, u, cost);
+		if (buf && !phyllo_rxents_alloc_locked(link)) {
+			kfree(buf);
+			buf = NULL;
+		}
 		if (!buf && refusable)
 			return false;
 	}
 	list_for_each_entry(pf, &link->files, node) {
-		if (!phyllo_sub_match_rx(&pf->sub, &rx)) {
+		if (pf->verdict == PHYLLO_V_FILTER)
 			pf->stats.rx_filtered++;
-			continue;
-		}
-		if (pf->take && buf)
+		else if (pf->verdict == PHYLLO_V_TAKE && buf)
 			phyllo_file_enqueue_locked(pf, buf);
 		else
 			phyllo_file_drop_locked(pf, u);
 	}
 	if (buf)
-		link->rxq_bytes += buf->len;
+		link->rxq_mem += cost - phyllo_rxent_cost();
+	phyllo_hold_end_locked(link, now);
 	trace_phyllo_rx_unit(link->unit, u->type, u->len, claimed);
 	if (!claimed)
 		link->gstats.rx_unclaimed++;
@@ -378,7 +668,8 @@ static int phyllo_file_read_reset_locked(struct phyllo_file *pf)
 
 /*
  * What the next read gets: the head entry (left queued), or an errno:
- * ECONNRESET for a reset in its place, EMSGSIZE, EAGAIN, or 0 at end.
+ * ENOBUFS once after units were lost, ECONNRESET for a reset in its
+ * place, EMSGSIZE, EAGAIN, or 0 at end.
  */
 static int phyllo_file_head_locked(struct phyllo_file *pf, size_t cap,
 				   struct phyllo_rxent **head)
@@ -387,6 +678,10 @@ static int phyllo_file_head_locked(struct phyllo_file *pf, size_t cap,
 
 	lockdep_assert_held(&pf->link->lock);
 	*head = NULL;
+	if (pf->lost) {
+		pf->lost = false;
+		return -ENOBUFS;
+	}
 	ent = list_first_entry_or_null(&pf->rxq, struct phyllo_rxent, node);
 	if (ent && ent->reset_before) {
 		ent->reset_before = false;
@@ -413,6 +708,7 @@ static void phyllo_file_consume_locked(struct phyllo_file *pf,
 	lockdep_assert_held(&link->lock);
 	phyllo_rxent_pop_locked(pf, ent);
 	pf->stats.rx_units++;
+	phyllo_file_recover_locked(pf);
 	if (phyllo_link_room_locked(link))
 		phyllo_link_kick_locked(link);
 }
@@ -420,7 +716,7 @@ static void phyllo_file_consume_locked(struct phyllo_file *pf,
 static bool phyllo_file_readable(struct phyllo_file *pf)
 {
 	return READ_ONCE(pf->rxq_units) || READ_ONCE(pf->reset_tail) ||
-	       READ_ONCE(pf->link->dead);
+	       READ_ONCE(pf->lost) || READ_ONCE(pf->link->dead);
 }
 
 /* One turn of a reader holding read_lock; -EAGAIN: nothing yet. */
@@ -478,8 +774,8 @@ EXPORT_SYMBOL_IF_KUNIT(phyllo_file_read);
 
 static bool phyllo_file_reliable(struct phyllo_file *pf)
 {
-	return !pf->unreliable &&
-	       pf->link->stack.preset == PHYLLO_PRESET_STANDARD;
+	return !READ_ONCE(pf->unreliable) &&
+	       READ_ONCE(pf->link->preset) == PHYLLO_PRESET_STANDARD;
 }
 
 static int phyllo_file_send_locked(struct phyllo_file *pf, const u8 *unit,
@@ -590,7 +886,7 @@ __poll_t phyllo_file_poll_mask(struct phyllo_file *pf)
 	__poll_t mask = 0;
 
 	mutex_lock(&link->lock);
-	if (pf->rxq_units || pf->reset_tail)
+	if (pf->rxq_units || pf->reset_tail || pf->lost)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (link->dead)
 		mask |= EPOLLHUP | EPOLLIN | EPOLLRDNORM;
@@ -617,6 +913,37 @@ int phyllo_file_subscribe(struct phyllo_file *pf,
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_file_subscribe);
 
+/* A writer blocked on the window may now write unreliably: wake it. */
+int phyllo_file_set_send_mode(struct phyllo_file *pf, u32 mode)
+{
+	struct phyllo_link *link = pf->link;
+
+	if (mode != PHYLLO_SEND_RELIABLE && mode != PHYLLO_SEND_UNRELIABLE)
+		return -EINVAL;
+	mutex_lock(&link->lock);
+	WRITE_ONCE(pf->unreliable, mode == PHYLLO_SEND_UNRELIABLE);
+	mutex_unlock(&link->lock);
+	wake_up_interruptible_poll(&link->wwait, EPOLLOUT | EPOLLWRNORM);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_set_send_mode);
+
+/* Drop or hold (contract 3); leaving hold lets a refused unit in. */
+int phyllo_file_set_recv_mode(struct phyllo_file *pf, u32 mode)
+{
+	struct phyllo_link *link = pf->link;
+
+	if (mode != PHYLLO_RECV_DROP && mode != PHYLLO_RECV_HOLD)
+		return -EINVAL;
+	mutex_lock(&link->lock);
+	pf->hold = mode == PHYLLO_RECV_HOLD;
+	if (!pf->hold && phyllo_link_room_locked(link))
+		phyllo_link_kick_locked(link);
+	mutex_unlock(&link->lock);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_file_set_recv_mode);
+
 void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st)
 {
 	struct phyllo_link *link = pf->link;
@@ -626,6 +953,8 @@ void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st)
 	*st = pf->stats;
 	st->rx_queued = pf->rxq_units;
 	st->rx_queued_bytes = pf->rxq_bytes;
+	st->rx_overrun = pf->overrun;
+	st->recv_mode = pf->hold ? PHYLLO_RECV_HOLD : PHYLLO_RECV_DROP;
 	unacked = (s32)(pf->tx_mark - phyllo_link_tx_done_locked(link));
 	st->tx_unacked = pf->tx_marked && unacked > 0 ? unacked : 0;
 	mutex_unlock(&link->lock);

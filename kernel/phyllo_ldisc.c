@@ -13,7 +13,7 @@
  *     device, kills the link, forgets the tty and drops the reference.
  *  4. Module parameters are read-only and checked at load: the settings
  *     a new link starts with. Each link's own settings are its config
- *     (ioctl, sysfs). The line discipline is N_DEVELOPMENT (29) only.
+ *     (ioctl, sysfs). The line discipline is N_DEVELOPMENT (29).
  *  5. set_termios (termios_rwsem held) gives the link its line speed.
  */
 #include <linux/capability.h>
@@ -31,10 +31,6 @@
  * or /sys/class/phyllo/phylloN/config/) and checked at load: a bad value
  * fails the load with a message naming it.
  */
-static int ldisc = PHYLLO_LDISC_DEFAULT;
-module_param(ldisc, int, 0444);
-MODULE_PARM_DESC(ldisc, "line discipline number: 29 (N_DEVELOPMENT) only");
-
 static uint preset = PHYLLO_CFG_STANDARD;
 module_param(preset, uint, 0444);
 MODULE_PARM_DESC(preset, "a new link's preset: 0 minimal, 1 reduced, 2 standard");
@@ -227,7 +223,7 @@ static struct tty_ldisc_ops phyllo_ldisc = {
 /*
  * tty_register_ldisc() replaces whatever holds the slot and unregistering
  * empties it, and every number but N_DEVELOPMENT belongs to an in-tree
- * line discipline: any other number would take one over.
+ * line discipline: no other number is offered.
  */
 static int __init phyllo_init(void)
 {
@@ -235,11 +231,6 @@ static int __init phyllo_init(void)
 	const char *bad;
 	int ret;
 
-	if (ldisc != N_DEVELOPMENT) {
-		pr_err("phyllo: ldisc=%d refused: only %d (N_DEVELOPMENT) is free for an out-of-tree line discipline\n",
-		       ldisc, N_DEVELOPMENT);
-		return -EINVAL;
-	}
 	phyllo_config_default(&cfg);
 	bad = phyllo_config_invalid(&cfg);
 	if (bad) {
@@ -253,7 +244,7 @@ static int __init phyllo_init(void)
 	ret = phyllo_chrdev_init();
 	if (ret)
 		goto out_wq;
-	phyllo_ldisc.num = ldisc;
+	phyllo_ldisc.num = N_DEVELOPMENT;
 	ret = tty_register_ldisc(&phyllo_ldisc);
 	if (!ret)
 		return 0;

@@ -229,7 +229,9 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 		return phyllo_err_to_errno(ret);
 	link->stack.trace_ctx = link;
 	link->stack.arq.trace_ctx = link;
+	WRITE_ONCE(link->preset, link->stack.preset);
 	link->cfg = *cfg;
+	phyllo_files_policy_locked(link);
 	if (cfg->preset == PHYLLO_CFG_STANDARD)
 		phyllo_arq_set_line_ms(&link->stack.arq, link->line_ms);
 	return 0;
@@ -282,6 +284,7 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 	if (!ret) {
 		mutex_lock(&link->lock);
 		ret = phyllo_link_restart_locked(link, cfg);
+		phyllo_link_note_room_locked(link);
 		mutex_unlock(&link->lock);
 	}
 	if (ret) {
@@ -329,7 +332,7 @@ void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty)
 void phyllo_link_kill(struct phyllo_link *link)
 {
 	mutex_lock(&link->lock);
-	link->dead = true;
+	WRITE_ONCE(link->dead, true);
 	link->events++;
 	phyllo_files_wake_locked(link);
 	mutex_unlock(&link->lock);
@@ -349,6 +352,31 @@ static void phyllo_link_reset_locked(struct phyllo_link *link)
 	phyllo_files_reset_locked(link);
 }
 
+/* Under the lock: apply a complete, checked configuration. */
+static int phyllo_link_apply_locked(struct phyllo_link *link,
+				    const struct phyllo_link_config *cfg)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&link->lock);
+	if (link->dead)
+		return -EIO;
+	if (phyllo_config_check(cfg))
+		return -EINVAL;
+	if (phyllo_config_protocol_differs(cfg, &link->cfg)) {
+		ret = phyllo_link_restart_locked(link, cfg);
+		if (!ret)
+			phyllo_link_reset_locked(link);
+	} else {
+		link->cfg = *cfg;
+		phyllo_files_policy_locked(link);
+		phyllo_link_room_locked(link);
+	}
+	if (!ret)
+		phyllo_link_kick_locked(link);
+	return ret;
+}
+
 /*
  * A new configuration: 0 in a receive policy word keeps the link's value.
  * Only a change of the protocol's words starts a new session; a receive
@@ -358,13 +386,9 @@ int phyllo_link_configure(struct phyllo_link *link,
 			  const struct phyllo_link_config *req)
 {
 	struct phyllo_link_config cfg = *req;
-	int ret = 0;
+	int ret;
 
 	mutex_lock(&link->lock);
-	if (link->dead) {
-		mutex_unlock(&link->lock);
-		return -EIO;
-	}
 	if (!cfg.rxq_units)
 		cfg.rxq_units = link->cfg.rxq_units;
 	if (!cfg.rxq_bytes)
@@ -375,22 +399,33 @@ int phyllo_link_configure(struct phyllo_link *link,
 		cfg.max_files = link->cfg.max_files;
 	if (!cfg.rxq_stall_ms)
 		cfg.rxq_stall_ms = link->cfg.rxq_stall_ms;
-	if (phyllo_config_check(&cfg)) {
-		ret = -EINVAL;
-	} else if (phyllo_config_protocol_differs(&cfg, &link->cfg)) {
-		ret = phyllo_link_restart_locked(link, &cfg);
-		if (!ret)
-			phyllo_link_reset_locked(link);
-	} else {
-		link->cfg = cfg;
-		phyllo_link_room_locked(link);
-	}
-	if (!ret)
-		phyllo_link_kick_locked(link);
+	ret = phyllo_link_apply_locked(link, &cfg);
 	mutex_unlock(&link->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_configure);
+
+/*
+ * One word of the configuration (sysfs config/): read, changed and
+ * applied in one section under the lock, so two writers cannot undo each
+ * other; 0 is a value like any other (the policy words reject it).
+ */
+int phyllo_link_set_word(struct phyllo_link *link, size_t offset, u32 value)
+{
+	struct phyllo_link_config cfg;
+	int ret;
+
+	if (offset % sizeof(u32) ||
+	    offset >= offsetof(struct phyllo_link_config, reserved))
+		return -EINVAL;
+	mutex_lock(&link->lock);
+	cfg = link->cfg;
+	memcpy((u8 *)&cfg + offset, &value, sizeof(value));
+	ret = phyllo_link_apply_locked(link, &cfg);
+	mutex_unlock(&link->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_set_word);
 
 /* Hand the fifo to the tty; what it does not take waits for write_wakeup. */
 static void phyllo_link_flush_locked(struct phyllo_link *link)
@@ -448,16 +483,23 @@ bool phyllo_link_has_deadline_locked(struct phyllo_link *link)
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_has_deadline_locked);
 
-/* The hrtimer for the next deadline, in next ms (slack 1/8), or none. */
-static void phyllo_link_arm_locked(struct phyllo_link *link, u16 next)
+/*
+ * The hrtimer for the next deadline, in next ms, or none: the reliable
+ * layer's (slack 1/8 of the delay), or the end of a hold's budget
+ * (slack 1 ms at most: the hold's bound is stated to the ms).
+ */
+static void phyllo_link_arm_locked(struct phyllo_link *link, u32 next,
+				   bool hold)
 {
-	u64 ns = (u64)max_t(u16, next, 1) * NSEC_PER_MSEC;
+	u64 ns = (u64)max_t(u32, next, 1) * NSEC_PER_MSEC;
+	u64 slack = hold ? min_t(u64, ns >> 3, NSEC_PER_MSEC) : ns >> 3;
 
-	if (!link->tty || !phyllo_link_has_deadline_locked(link)) {
+	if (!link->tty ||
+	    (!phyllo_link_has_deadline_locked(link) && !link->held)) {
 		hrtimer_try_to_cancel(&link->timer);
 		return;
 	}
-	hrtimer_start_range_ns(&link->timer, ns_to_ktime(ns), ns >> 3,
+	hrtimer_start_range_ns(&link->timer, ns_to_ktime(ns), slack,
 			       HRTIMER_MODE_REL);
 }
 
@@ -486,18 +528,29 @@ static void phyllo_link_wake_writers_locked(struct phyllo_link *link, u8 ev)
 void phyllo_link_kick_locked(struct phyllo_link *link)
 {
 	/* With the fifo backed up, write_wakeup brings the next kick. */
-	u16 next = 1000;
+	u32 next = 1000, hold;
 	u8 ev;
 
 	lockdep_assert_held(&link->lock);
 	if (link->dead)
 		return;
+	/*
+	 * The peer is asked again (a NAK) for a refused unit at once when
+	 * no file holds it: a hold whose budget ran out (the holders that
+	 * still have no room lose it, phyllo_file.c), or an allocation that
+	 * failed. A holder's refusal waits for its read to make room.
+	 */
+	hold = phyllo_files_hold_left_locked(link, phyllo_link_now(link));
+	if (!hold || !link->held)
+		phyllo_link_room_locked(link);
 	phyllo_link_flush_locked(link);
 	if (kfifo_avail(&link->txfifo) >= PHYLLO_TX_RESERVE)
 		next = phyllo_stack_poll(&link->stack, phyllo_link_now(link));
 	phyllo_link_flush_locked(link);
 	ev = phyllo_link_events_locked(link);
-	phyllo_link_arm_locked(link, next);
+	phyllo_link_arm_locked(link, hold && hold < next ? hold : next,
+			       hold && hold < next);
+	phyllo_link_note_room_locked(link);
 	phyllo_link_wake_writers_locked(link, ev);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_kick_locked);
@@ -572,12 +625,26 @@ void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_receive);
 
-/* Lockless for wait conditions; rechecked under the lock before sending. */
-bool phyllo_link_can_send(struct phyllo_link *link, bool reliable)
+static bool phyllo_link_can_send_locked(struct phyllo_link *link,
+					bool reliable)
 {
+	lockdep_assert_held(&link->lock);
 	if (kfifo_avail(&link->txfifo) < PHYLLO_TX_SEND_ROOM)
 		return false;
 	return !reliable || phyllo_stack_room(&link->stack) > 0;
+}
+
+/* What the lockless wait conditions read, after every change. */
+void phyllo_link_note_room_locked(struct phyllo_link *link)
+{
+	WRITE_ONCE(link->room[0], phyllo_link_can_send_locked(link, false));
+	WRITE_ONCE(link->room[1], phyllo_link_can_send_locked(link, true));
+}
+
+/* Lockless for wait conditions; rechecked under the lock before sending. */
+bool phyllo_link_can_send(struct phyllo_link *link, bool reliable)
+{
+	return READ_ONCE(link->room[reliable]);
 }
 
 /* unit is [type][payload]; reliable only on the standard preset. */
@@ -590,7 +657,7 @@ int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 
 	if (link->dead)
 		return -EIO;
-	if (!phyllo_link_can_send(link, reliable))
+	if (!phyllo_link_can_send_locked(link, reliable))
 		return -EAGAIN;
 	ret = phyllo_stack_send(&link->stack, unit[0], unit + 1, len - 1,
 				reliable, phyllo_link_now(link));
@@ -655,5 +722,7 @@ void phyllo_link_stats_locked(struct phyllo_link *link,
 	st->rx_queue_drops = link->gstats.rx_queue_drops;
 	st->rx_unclaimed = link->gstats.rx_unclaimed;
 	st->tx_overruns = link->gstats.tx_overruns;
+	st->rx_evictions = link->gstats.rx_evictions;
+	st->rx_hold_ms = link->gstats.rx_hold_ms;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_stats_locked);

@@ -28,6 +28,7 @@
 #ifndef PHYLLO_LINK_H
 #define PHYLLO_LINK_H
 
+#include <linux/fault-inject.h>
 #include <linux/hrtimer.h>
 #include <linux/kfifo.h>
 #include <linux/kref.h>
@@ -54,6 +55,25 @@ struct phyllo_glue_stats {
 	u32 rx_queue_drops;
 	u32 rx_unclaimed;
 	u32 tx_overruns;
+	u32 rx_evictions;
+	u32 rx_hold_ms;
+};
+
+/*
+ * Who may hold the link (phyllo_file.c, rule 3): files opened with
+ * CAP_NET_ADMIN and the others each have one budget of hold time, so
+ * one class cannot use up the other's.
+ */
+enum {
+	PHYLLO_CLASS_USER,
+	PHYLLO_CLASS_ADMIN,
+	PHYLLO_CLASSES
+};
+
+struct phyllo_hold {
+	u32 left_ms;			/* budget left, rxq_stall_ms when full */
+	u32 since;			/* holding since, while on */
+	bool on;
 };
 
 struct phyllo_link {
@@ -62,6 +82,12 @@ struct phyllo_link {
 	struct tty_struct *tty;		/* NULL when detached (or in tests) */
 	u32 (*clock)(void);		/* ms; phyllo_now_ms but in tests */
 	bool dead;			/* hung up or detached: no more I/O */
+	/*
+	 * For lockless wait conditions, written under the lock: the stack's
+	 * preset, and whether a reliable / an unreliable send has room
+	 */
+	u8 preset;
+	bool room[2];
 	int unit;			/* N of /dev/phylloN, -1 if none */
 	u16 line_ms;			/* a largest frame's time on the line */
 	struct device *dev;
@@ -78,7 +104,13 @@ struct phyllo_link {
 	u32 fifo_woken;			/* fifo_out when wwait was last woken */
 	struct list_head files;
 	u32 nfiles;
-	u32 rxq_bytes;			/* units queued, each counted once */
+	u32 nfiles_user;		/* of them opened without CAP_NET_ADMIN */
+	u32 rxq_mem;			/* bytes allocated for queued units */
+	u32 rxq_charged;		/* the files' charges, <= rxq_link_bytes */
+	/* a hold: the link refuses units for holders since held_since */
+	bool held;
+	u32 held_since;
+	struct phyllo_hold hold[PHYLLO_CLASSES];
 	/*
 	 * sessions: the core's PHYLLO_EV_RESET bumps reset_gen, and so does
 	 * a new configuration; the bases carry totals across configurations
@@ -90,15 +122,13 @@ struct phyllo_link {
 	u32 fifo_in;			/* bytes ever put in / taken from txfifo */
 	u32 fifo_out;
 	u32 events;			/* bumped at every wake of wwait, for fsync */
-#ifdef PHYLLO_KUNIT_HOOKS
-	u32 test_fail_allocs;		/* KUnit (Kbuild): fail this many unit allocations */
-#endif
 };
 
 /*
- * A received unit, allocated once however many files queue it: one entry
- * per file that took it, and the unit's bytes after the entries. It is
- * freed when the last file reads or drops it.
+ * A received unit, allocated once however many files queue it, and one
+ * small entry per file that took it. The unit is freed when the last
+ * entry goes. Each file is charged its entry and the whole unit's
+ * allocation (cost), which any one entry keeps alive.
  */
 struct phyllo_rxent {
 	struct list_head node;		/* in the file's rxq */
@@ -109,8 +139,17 @@ struct phyllo_rxent {
 struct phyllo_rxbuf {
 	u16 refs;			/* entries still queued (link->lock) */
 	u16 len;			/* type byte + payload */
-	u8 *data;
-	struct phyllo_rxent ent[];
+	u32 cost;			/* what each entry is charged */
+	u8 data[];
+};
+
+/* What one delivery does with a file (phyllo_file.c). */
+enum phyllo_verdict {
+	PHYLLO_V_NONE,			/* not matched */
+	PHYLLO_V_FILTER,		/* its subscription does not match */
+	PHYLLO_V_TAKE,			/* queues the unit */
+	PHYLLO_V_DROP,			/* matched, loses it (counted, told) */
+	PHYLLO_V_HOLD,			/* short of room, holds the link */
 };
 
 struct phyllo_file {
@@ -118,14 +157,18 @@ struct phyllo_file {
 	struct list_head node;		/* in link->files */
 	struct list_head rxq;		/* struct phyllo_rxent, oldest first */
 	u32 rxq_units;
-	u32 rxq_bytes;
+	u32 rxq_bytes;			/* type bytes + payloads queued */
+	u32 rxq_charge;			/* what its queue holds in memory */
 	struct mutex read_lock;		/* one reader copies the head at a time */
 	wait_queue_head_t rwait;	/* its readers and EPOLLIN */
 	struct phyllo_subscription sub;
 	bool unreliable;		/* PHYLLO_SEND_UNRELIABLE */
-	bool take;			/* this delivery's copy (link->lock) */
-	bool full;			/* short of room since full_since */
-	u32 full_since;
+	u8 cls;				/* PHYLLO_CLASS_*, fixed at open */
+	bool hold;			/* PHYLLO_RECV_HOLD */
+	bool overrun;			/* fell behind: drops until drained */
+	bool lost;			/* drops not yet reported to a read */
+	u8 verdict;			/* this delivery's (link->lock) */
+	struct phyllo_rxent *pending;	/* this delivery's entry, if it takes */
 	/*
 	 * Resets reach a reader in order: reset_tail is a reset after the
 	 * last queued unit, an entry's reset_before one before it; rd_resets
@@ -160,6 +203,7 @@ void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty);
 void phyllo_link_kill(struct phyllo_link *link);
 int phyllo_link_configure(struct phyllo_link *link,
 			  const struct phyllo_link_config *cfg);
+int phyllo_link_set_word(struct phyllo_link *link, size_t offset, u32 value);
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count);
 void phyllo_link_termios(struct phyllo_link *link);
@@ -168,6 +212,7 @@ void phyllo_link_kick_locked(struct phyllo_link *link);
 bool phyllo_link_has_deadline_locked(struct phyllo_link *link);
 bool phyllo_link_room_locked(struct phyllo_link *link);
 bool phyllo_link_can_send(struct phyllo_link *link, bool reliable);
+void phyllo_link_note_room_locked(struct phyllo_link *link);
 int phyllo_link_send_locked(struct phyllo_link *link, const u8 *unit,
 			    size_t len, bool reliable);
 u32 phyllo_link_tx_done_locked(struct phyllo_link *link);
@@ -177,7 +222,8 @@ void phyllo_link_stats_locked(struct phyllo_link *link,
 			      struct phyllo_link_stats *st);
 
 /* phyllo_file.c */
-struct phyllo_file *phyllo_file_open(struct phyllo_link *link, int *err);
+struct phyllo_file *phyllo_file_open(struct phyllo_link *link, bool admin,
+				     int *err);
 void phyllo_file_release(struct phyllo_file *pf);
 bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
 		      const u8 *data, size_t len);
@@ -188,6 +234,12 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 void phyllo_files_reset_locked(struct phyllo_link *link);
 /* the link died: every file's readers see it */
 void phyllo_files_wake_locked(struct phyllo_link *link);
+/* ms until the running hold's budget runs out (U32_MAX: none running) */
+u32 phyllo_files_hold_left_locked(struct phyllo_link *link, u32 now);
+/* a new rxq_stall_ms: budgets of classes with no overrun start full */
+void phyllo_files_policy_locked(struct phyllo_link *link);
+int phyllo_file_set_recv_mode(struct phyllo_file *pf, u32 mode);
+int phyllo_file_set_send_mode(struct phyllo_file *pf, u32 mode);
 /* copy: copy_to_user in phyllo_chrdev.c, 0 or -EFAULT */
 ssize_t phyllo_file_read(struct phyllo_file *pf, size_t cap, bool nonblock,
 			 int (*copy)(void *ctx, const u8 *data, size_t len),
@@ -199,6 +251,9 @@ __poll_t phyllo_file_poll_mask(struct phyllo_file *pf);
 int phyllo_file_subscribe(struct phyllo_file *pf,
 			  const struct phyllo_subscription *sub);
 void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st);
+
+/* the kernel's fault injection for a received unit's allocations */
+extern struct fault_attr phyllo_fail_rx;
 
 /* phyllo_chrdev.c */
 int phyllo_chrdev_init(void);

@@ -52,7 +52,7 @@ struct phyllo_link_config {
 	__u32 rxq_bytes;	/* queued bytes per open file, 253..16 MiB */
 	__u32 rxq_link_bytes;	/* queued bytes of the link, rxq_bytes..64 MiB */
 	__u32 max_files;	/* open files of the link, 1..1024 */
-	__u32 rxq_stall_ms;	/* a full file stops holding units, 1..600000 */
+	__u32 rxq_stall_ms;	/* the link's hold budget per class, 1..600000 */
 	__u32 reserved[3];
 };
 
@@ -130,7 +130,9 @@ struct phyllo_link_stats {
 	__u32 rx_queue_drops;	/* unit copies dropped on a full file queue */
 	__u32 rx_unclaimed;	/* units no open file wanted */
 	__u32 tx_overruns;	/* bytes the transmit buffer could not take */
-	__u32 reserved[8];
+	__u32 rx_evictions;	/* queued copies taken back for the link's bound */
+	__u32 rx_hold_ms;	/* time the link refused units for holders, ms */
+	__u32 reserved[6];
 };
 
 /* phyllo_subscription.flags */
@@ -153,16 +155,27 @@ struct phyllo_subscription {
 #define PHYLLO_SEND_RELIABLE		0	/* default */
 #define PHYLLO_SEND_UNRELIABLE		1	/* NOS units: no ack, no resend */
 
+/*
+ * Values for PHYLLO_IOC_SET_RECV_MODE (phyllo(4), "Receive queues"). A
+ * file that falls behind loses units, each counted, and its next read
+ * fails once with ENOBUFS; one that holds makes the peer wait instead,
+ * within the link's hold budget.
+ */
+#define PHYLLO_RECV_DROP		0	/* default */
+#define PHYLLO_RECV_HOLD		1	/* standard preset: refuse, peer resends */
+
 /* Counters of one open file. */
 struct phyllo_file_stats {
 	__u32 rx_queued;	/* units waiting to be read */
 	__u32 rx_queued_bytes;
 	__u32 rx_units;		/* units read */
-	__u32 rx_drops;		/* units dropped on a full queue */
+	__u32 rx_drops;		/* units it lost: full queue, or taken back */
 	__u32 rx_filtered;	/* units the subscription did not match */
 	__u32 tx_units;		/* units written */
 	__u32 tx_unacked;	/* reliable units written, not yet acked */
-	__u32 reserved[9];
+	__u32 rx_overrun;	/* 1 while it drops: fell behind, not yet drained */
+	__u32 recv_mode;	/* PHYLLO_RECV_* */
+	__u32 reserved[7];
 };
 
 /*
@@ -179,6 +192,7 @@ struct phyllo_file_stats {
 #define PHYLLO_IOC_SUBSCRIBE	_IOW(PHYLLO_IOC_MAGIC, 5, struct phyllo_subscription)
 #define PHYLLO_IOC_SET_SEND_MODE _IOW(PHYLLO_IOC_MAGIC, 6, __u32)
 #define PHYLLO_IOC_GET_FILE_STATS _IOR(PHYLLO_IOC_MAGIC, 7, struct phyllo_file_stats)
+#define PHYLLO_IOC_SET_RECV_MODE _IOW(PHYLLO_IOC_MAGIC, 9, __u32)
 /* On the tty (not /dev/phylloN): N of the /dev/phylloN it carries. */
 #define PHYLLO_IOC_TTY_UNIT	_IOR(PHYLLO_IOC_MAGIC, 8, __u32)
 

@@ -92,6 +92,14 @@ static int k_service(struct phyllo *h)
 			h->k_empty = true;
 			break;
 		}
+		if (n < 0 && errno == ENOBUFS) {
+			/* this file fell behind and the kernel dropped units
+			 * for it (phyllo(4), rule 3): at least one lost; the
+			 * queued ones follow */
+			h->q_drops++;
+			k_tried(h, true);
+			continue;
+		}
 		if (n < 0 && errno == ECONNRESET) {
 			h->reset_pending = true;
 			h->resets++;
@@ -180,9 +188,9 @@ static int k_stats(struct phyllo *h, uint32_t *v, unsigned int n)
 
 	if (ioctl(h->io_fd, PHYLLO_IOC_GET_STATS, &st))
 		return -errno;
-	_Static_assert(offsetof(struct phyllo_link_stats, reserved) ==
+	_Static_assert(offsetof(struct phyllo_link_stats, reserved) >=
 		       (PHYLLO_STATS_FIELDS + LIB_GLUE_STATS) * sizeof(__u32),
-		       "the uapi counters are the core's and the glue's four");
+		       "the uapi counters begin with the core's and the glue's four");
 	memcpy(v, &st, n * sizeof(*v));
 	return 0;
 }
