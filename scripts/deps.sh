@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # Install the Debian packages a make target needs, only those missing.
 # Usage: scripts/deps.sh GROUP...   (groups: core avr kernel qemu arduino fuzz storm
-#        kernels dkms python cortexm cortexm-flash megaavr capture arm mqtt deb packages
-#        bench)
+#        kernels dkms python cortexm cortexm-flash megaavr capture arm mqtt mqtt-lib rabbitmq
+#        deb packages bench)
 set -e
 pkgs="" preseed=""
 for group in "$@"; do
@@ -11,6 +11,8 @@ for group in "$@"; do
 	core)    pkgs="$pkgs gcc make libc6-dev python3 python3-msgpack libjansson-dev pkg-config" ;;
 	python)  pkgs="$pkgs python3 python3-msgpack python3-pytest" ;;
 	bench)   pkgs="$pkgs python3 python3-matplotlib" ;;
+	rabbitmq) pkgs="$pkgs rabbitmq-server" ;;
+	mqtt-lib) pkgs="$pkgs libmosquitto-dev" ;;
 	mqtt)    pkgs="$pkgs libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-paho-mqtt iproute2 systemd" ;;
 	avr)     pkgs="$pkgs gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config gcc libc6-dev python3" ;;
 	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod" ;;
@@ -20,7 +22,7 @@ for group in "$@"; do
 	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
 	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;
 	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;
-	deb)     pkgs="$pkgs debhelper dh-dkms dpkg-dev dh-python python3-all python3-setuptools pybuild-plugin-pyproject libjansson-dev pkg-config gcc make libc6-dev" ;;
+	deb)     pkgs="$pkgs debhelper dh-dkms dpkg-dev dh-python python3-all python3-setuptools pybuild-plugin-pyproject libjansson-dev libmosquitto-dev pkg-config gcc make libc6-dev" ;;
 	packages) pkgs="$pkgs lintian debootstrap util-linux python3-venv python3-setuptools python3-wheel python3-msgpack" ;;
 	arm)     pkgs="$pkgs gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf libc6-dev-arm64-cross libc6-dev-armhf-cross binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf qemu-system-arm dpkg apt" ;;
 	cortexm) pkgs="$pkgs gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi qemu-system-arm gcc libc6-dev python3" ;;

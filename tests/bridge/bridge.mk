@@ -22,18 +22,23 @@
 #                      mosquitto_pub/mosquitto_sub (not in check)
 #   test-bridge-guest  check: the bridge on /dev/phyllo0 in a qemu guest
 #   install-bridge     the binary, phyllo-bridge(1), the systemd unit and
-#                      the example configuration (not part of `make install`:
-#                      it needs libmosquitto)
+#                      the example configurations (not part of `make install`:
+#                      it needs libmosquitto); `make uninstall` removes them
+#   test-bridge-deb    check: the phyllo-bridge Debian package (below)
 
 BRIDGE_SRC := $(wildcard userspace/bridge/*.c)
 BRIDGE_HDR := $(wildcard userspace/bridge/*.h)
 BRIDGE_LIBS := -lmosquitto $(PHYLLO_LIBS)
 
-.PHONY: deps-mqtt phyllo-bridge test-bridge install-bridge
+.PHONY: deps-mqtt deps-mqtt-lib phyllo-bridge test-bridge install-bridge
 deps-mqtt:
 	@scripts/deps.sh core mqtt
+# what building the binary needs (the Debian build has it from
+# Build-Depends, and no broker)
+deps-mqtt-lib:
+	@scripts/deps.sh core mqtt-lib
 
-$(HOST)/phyllo-bridge: $(BRIDGE_SRC) $(BRIDGE_HDR) $(HOST)/libphyllo.a | deps-mqtt
+$(HOST)/phyllo-bridge: $(BRIDGE_SRC) $(BRIDGE_HDR) $(HOST)/libphyllo.a | deps-mqtt-lib
 	@mkdir -p $(@D)
 	$(CC) $(PHYLLO_CFLAGS) -O2 -g $(BRIDGE_SRC) $(HOST)/libphyllo.a -o $@ $(BRIDGE_LIBS)
 
@@ -93,11 +98,34 @@ test-bridge-guest: $(HOST)/phyllo $(HOST)/phyllo-bridge
 	@$(MAKE) --no-print-directory demo-kmod >/dev/null
 	tests/bridge/test-bridge-guest.sh $(BUILD)
 
+# check: phyllo-bridge's Debian package built, lintian, installed and run
+# in a Debian 12 chroot with mosquitto; install-bridge then uninstall
+# (tests/bridge/test-bridge-deb.sh; the packages in BUILD/bridge-deb/)
+CHECK_TARGETS += test-bridge-deb
+.PHONY: test-bridge-deb
+test-bridge-deb:
+	@scripts/deps.sh deb packages mqtt-lib
+	tests/bridge/test-bridge-deb.sh $(BUILD) $(MAKE)
+
+# The examples: local.conf (the starter, a broker on this machine) and
+# tls.conf, in share/doc/phyllo-bridge/examples/, as the Debian package
+# puts them; docs/bridge.md copies one to /etc/phyllo/bridge.conf.
+BRIDGE_EXAMPLES_DIR = $(PREFIX)/share/doc/phyllo-bridge/examples
 install-bridge: $(HOST)/phyllo-bridge
 	install -D -m 755 $(HOST)/phyllo-bridge $(DESTDIR)$(PREFIX)/bin/phyllo-bridge
 	install -D -m 644 docs/phyllo-bridge.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo-bridge.1
 	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|@BINDIR@|$(PREFIX)/bin|' userspace/system/phyllo-bridge@.service.in \
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-bridge@.service
-	install -D -m 644 tests/bridge/bridge.conf.example \
-		$(DESTDIR)$(PREFIX)/share/doc/phyllo/bridge.conf.example
+	install -D -m 644 -t $(DESTDIR)$(BRIDGE_EXAMPLES_DIR) userspace/bridge/examples/local.conf \
+		userspace/bridge/examples/tls.conf
+
+# part of `make uninstall`: what install-bridge put there (same PREFIX,
+# DESTDIR); nothing if it never ran
+.PHONY: uninstall-bridge
+uninstall-bridge:
+	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo-bridge $(DESTDIR)$(PREFIX)/share/man/man1/phyllo-bridge.1 \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-bridge@.service \
+		$(DESTDIR)$(BRIDGE_EXAMPLES_DIR)/local.conf $(DESTDIR)$(BRIDGE_EXAMPLES_DIR)/tls.conf
+	rmdir $(DESTDIR)$(BRIDGE_EXAMPLES_DIR) $(DESTDIR)$(PREFIX)/share/doc/phyllo-bridge \
+		2>/dev/null || true

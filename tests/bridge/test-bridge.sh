@@ -147,9 +147,9 @@ fi
 rc=$?
 { [ $rc -ne 0 ] && grep -q "unrecognized option" "$dir/err"; } && ok "no password option on argv" ||
 	bad "a password option on argv is refused (rc $rc)"
-"$bridge" -c "$(dirname "$0")/bridge.conf.example" --link /dev/phyllo0 --dry-run >"$dir/out" 2>"$dir/err" &&
+"$bridge" -c "$(dirname "$0")/../../userspace/bridge/examples/tls.conf" --link /dev/phyllo0 --dry-run >"$dir/out" 2>"$dir/err" &&
 	grep -q "^tls .*CA /etc/phyllo/broker-ca.crt.*verified" "$dir/out" &&
-	ok "the example configuration parses" || bad "bridge.conf.example"
+	ok "the TLS example configuration parses" || bad "examples/tls.conf"
 printf 'import = phyllo/# x\n' >"$dir/loop.conf"
 "$bridge" -c "$dir/loop.conf" --tty "$dir/e1.pty" --dry-run >"$dir/out" 2>"$dir/err"
 rc=$?

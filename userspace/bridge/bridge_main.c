@@ -850,7 +850,8 @@ static void usage(FILE *f)
 	      "  --link PATH        /dev/phylloN (or a tty: the protocol in libphyllo)\n"
 	      "  --tty PATH         a tty, the protocol in libphyllo\n"
 	      "  --name NAME        the link's name in topics (default: from the path)\n"
-	      "  --dry-run          print the mapping and exit\n", f);
+	      "  --dry-run          print the mapping and exit\n"
+	      "  -v, --verbose      libmosquitto's log of every packet too\n", f);
 }
 
 static int args_parse(struct bridge *b, int argc, char **argv, bool *dry)
