@@ -68,7 +68,8 @@ else
 	bad "phyllo echo --tty (libphyllo), $count echoes, capturing"
 fi
 PHYLLO_CAPTURE=$dir/nodir/x.pcapng "$bin" echo --tty "$dir/pty2" -n 1 -t 1 >"$dir/out" 2>"$dir/err"
-[ $? != 0 ] && grep -q "PHYLLO_CAPTURE=.*cannot write" "$dir/err" &&
+[ $? != 0 ] && grep -q "PHYLLO_CAPTURE=.*cannot create the capture file: .*(there is no folder" "$dir/err" &&
+	! grep -q "cannot open" "$dir/err" &&
 	ok "libphyllo: an unwritable PHYLLO_CAPTURE fails the open, said" ||
 	bad "libphyllo: an unwritable PHYLLO_CAPTURE fails the open, said"
 kill "$echo2_pid" 2>/dev/null
@@ -106,6 +107,6 @@ fi
 	bad "capture --device /dev/null: refused"
 PHYLLO_CAPTURE=$dir/nodir/x.pcapng timeout 10 "$bin" peer --echo --pty "$dir/pty2" \
 	>"$dir/out" 2>"$dir/err"
-[ $? = 1 ] && grep -q "PHYLLO_CAPTURE=.*cannot write" "$dir/err" &&
+[ $? = 1 ] && grep -q "PHYLLO_CAPTURE=.*cannot create the capture file" "$dir/err" &&
 	ok "an unwritable PHYLLO_CAPTURE: status 1, said" || bad "an unwritable PHYLLO_CAPTURE: status 1, said"
 checks_done
