@@ -473,7 +473,7 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 			return PHYLLO_E_LENGTH;
 		hdr = (uint8_t)(PHYLLO_RELIABLE_HDR + 1 + p[4]);
 	}
-	if (flags & (uint8_t)~PHYLLO_FLAGS_KNOWN)
+	if ((flags | PHYLLO_FLAGS_KNOWN) != PHYLLO_FLAGS_KNOWN)
 		return PHYLLO_E_FLAGS;
 	if (flags & PHYLLO_FLAG_RST) {
 		arq_on_rst(a, p + hdr, n - hdr, now_ms);
@@ -556,10 +556,13 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 			arq_emit_syn(a, false);
 			a->syn_interval = a->syn_interval ?
 				clamp16((uint32_t)a->syn_interval << 1, a->cfg.rto_min_ms,
-					a->cfg.rto_max_ms) : a->cfg.rto_init_ms;
+					a->cfg.rto_max_ms > PHYLLO_ARQ_SYN_IDLE_MS ?
+					a->cfg.rto_max_ms : PHYLLO_ARQ_SYN_IDLE_MS) :
+				a->cfg.rto_init_ms;
 			a->syn_due = now_ms + a->syn_interval;
 		}
-		return arq_until(next, now_ms, a->syn_due);
+		/* the next SYN, however far: a link with no peer sleeps */
+		return arq_until(0xFFFF, now_ms, a->syn_due);
 	}
 	arq_pay_dues(a, now_ms);
 	if (a->rto_armed && phyllo_time_reached(now_ms, a->rto_due))

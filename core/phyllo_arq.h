@@ -43,6 +43,19 @@
 #error "PHYLLO_ARQ_WINDOW_MAX must be 1..64"
 #endif
 
+/*
+ * The longest wait between SYNs while no peer answers, ms: the retries
+ * double from rto_init_ms to rto_max_ms, then on to this bound, so a
+ * link with no peer sleeps; a peer that appears sends its own SYN and is
+ * answered at once.
+ */
+#ifndef PHYLLO_ARQ_SYN_IDLE_MS
+#define PHYLLO_ARQ_SYN_IDLE_MS 30000
+#endif
+#if PHYLLO_ARQ_SYN_IDLE_MS < 1 || PHYLLO_ARQ_SYN_IDLE_MS > 65535
+#error "PHYLLO_ARQ_SYN_IDLE_MS must be 1..65535"
+#endif
+
 /* Most units one poll writes: a resent or new window, SYN|ACK, NAK, ACK. */
 #define PHYLLO_ARQ_POLL_FRAMES(window) ((window) + 3)
 

@@ -189,6 +189,37 @@ static void arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart(void)
 	PTEST_EXPECT_EQ(a.rx_next, 0);
 }
 
+/* Finding (issue 24): with no peer, a SYN went out every rto_max_ms
+ * forever. The retries now double on to PHYLLO_ARQ_SYN_IDLE_MS, and a
+ * peer that appears is answered at once. */
+static void arq_syn_retries_back_off_with_no_peer(void)
+{
+	static const uint8_t syn[] = { 0x09, 0, PHYLLO_FLAG_SYN, 0, 4, 0, 0, 0, 0x09 };
+	uint32_t now = 0, last = 0, gap = 0;
+	unsigned int syns = 0;
+
+	arq_fresh(true, 4);
+	while (now < 600000u) {
+		unsigned int before = log_n;
+		uint16_t next = phyllo_arq_poll(&a, now);
+
+		if (log_n != before) {
+			syns++;
+			gap = now - last;
+			last = now;
+		}
+		now += next ? next : 1;
+	}
+	PTEST_EXPECT_EQ(gap, PHYLLO_ARQ_SYN_IDLE_MS);
+	PTEST_EXPECT(syns < 40);
+	/* and no poll is asked for before the next SYN is due */
+	PTEST_EXPECT_EQ(phyllo_arq_poll(&a, last + 1), PHYLLO_ARQ_SYN_IDLE_MS - 1);
+	log_n = 0;
+	peer_raw(syn, sizeof(syn), now, NULL);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
+	PTEST_EXPECT_EQ(log_n, 1);	/* the SYN|ACK, in the same poll */
+}
+
 static const struct ptest_case session_cases[] = {
 	PTEST_CASE(arq_rst_without_this_sessions_nonces_is_stale),
 	PTEST_CASE(arq_stray_synack_keeps_session_and_window),
@@ -199,6 +230,7 @@ static const struct ptest_case session_cases[] = {
 	PTEST_CASE(arq_rto_floor_has_variance_and_line_time),
 	PTEST_CASE(arq_events_tell_open_reset_and_room),
 	PTEST_CASE(arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart),
+	PTEST_CASE(arq_syn_retries_back_off_with_no_peer),
 };
 
 PTEST_SUITE(phyllo_suite_session, "phyllo_session", session_cases);
