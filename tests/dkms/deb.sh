@@ -5,8 +5,9 @@
 # tools (dpkg-buildpackage -b, debhelper, dh-dkms, pybuild) from a copy of
 # the files they are made of, so nothing is written into the checkout.
 # The copy is BUILDDIR/deb/phyllo-<version>/; the .debs land beside it
-# (BUILDDIR/deb/*.deb), the log in BUILDDIR/deb/build.log. Prints the
-# phyllo-dkms .deb's path (what test-dkms and dkms-short install). No
+# (BUILDDIR/deb/*.deb), the log in BUILDDIR/deb/build.log. Lists every
+# package built on stderr, and prints the phyllo-dkms .deb's path on
+# stdout (what test-dkms and dkms-short install). No
 # -dbgsym packages, so that `apt install ./build/deb/*.deb` is all a user needs.
 set -e
 build=$1
@@ -27,4 +28,8 @@ mkdir -p "$src"
 	tail -60 "$out/build.log" >&2
 	exit 1
 }
+# all of them, for the user of `make deb`; stdout stays the one path
+n=$(ls "$out"/*.deb | wc -l)
+echo "deb.sh: $n packages in $out/ (apt install $out/*.deb):" >&2
+ls "$out"/*.deb | sed 's|^|    |' >&2
 ls "$out"/phyllo-dkms_"$ver"_all.deb

@@ -34,6 +34,10 @@ else
 	checks_done
 	exit 1
 fi
+n=$(cd "$build/deb" && ls ./*.deb | wc -l)
+[ "$(grep -c '^    .*\.deb$' "$dir/err")" -eq "$n" ] && grep -q "^deb.sh: $n packages in" "$dir/err" &&
+	ok "make deb names every package it built ($n), not only phyllo-dkms" ||
+	bad "make deb's list of packages: $(cat "$dir/err")"
 rm -f "$dir/err" "$dir/out"
 
 # 2. lintian
