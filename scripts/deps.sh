@@ -15,7 +15,7 @@ for group in "$@"; do
 	mqtt-lib) pkgs="$pkgs libmosquitto-dev" ;;
 	mqtt)    pkgs="$pkgs libmosquitto-dev mosquitto mosquitto-clients openssl python3 python3-paho-mqtt iproute2 systemd" ;;
 	avr)     pkgs="$pkgs gcc-avr avr-libc binutils-avr simavr libsimavr-dev libelf-dev pkg-config gcc libc6-dev python3" ;;
-	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod" ;;
+	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod sparse" ;;
 	qemu)    pkgs="$pkgs linux-image-amd64 linux-headers-amd64 qemu-system-x86 qemu-system-misc busybox-static cpio util-linux gcc libc6-dev gzip" ;;
 	arduino) pkgs="$pkgs arduino-core-avr arduino-builder avrdude zip unzip g++" ;;
 	storm)   pkgs="$pkgs linux-source-6.1 bc flex bison libssl-dev libelf-dev ccache xz-utils rsync patch gcc make libc6-dev kmod qemu-system-x86 busybox-static cpio util-linux gzip" ;;

@@ -6,8 +6,8 @@
 # into __aeabi_uldivmod, which armmp does not export, so modpost fails
 # the build naming it: modpost's output is checked for the helpers, and
 # `nm -u` of every .ko, whatever its architecture, too); the
-# uapi header standalone with -Wall -Werror; the newest kernel tree's
-# checkpatch on every glue file.
+# uapi header standalone with -Wall -Werror; sparse (C=2) on Debian 12's
+# kernel; the newest kernel tree's checkpatch on every glue file.
 # Usage: tests/kernel/module.sh BUILDDIR [KERNEL...]
 # KERNEL is a name kernel-get.sh knows: 6.1 (Debian 12), 6.12
 # (bookworm-backports), unstable (the newest, built in the unstable
@@ -88,6 +88,20 @@ for name in "$@"; do
 	echo "module: $name: phyllo.ko for $kver ($kdebarch), W=1 clean, no 64-bit division helper" \
 		"(fetch $((t1 - t0)) s, build $(($(date +%s) - t1)) s)"
 done
+
+# sparse (C=2: every file of the module, checked or not) on Debian 12's
+# kernel: no warning.
+eval "$("$here/kernel-get.sh" 6.1)"
+"$here/kmod.sh" "$build/kmod-sparse" "$kdir" C=2 >"$build/sparse.log" 2>&1 || {
+	cat "$build/sparse.log" >&2
+	echo "module: the sparse build failed" >&2
+	exit 1
+}
+if grep -E 'warning:|error:' "$build/sparse.log"; then
+	echo "module: sparse warnings (see $build/sparse.log)" >&2
+	exit 1
+fi
+echo "module: sparse (C=2) clean against $kver"
 
 # The uapi header on its own, as userspace sees it.
 printf '#include "phyllo.h"\nint main(void) { return PHYLLO_IOC_GET_STATE != 0 ? 0 : 1; }\n' \
