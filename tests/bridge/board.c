@@ -4,6 +4,12 @@
  * on the master of a new pty whose slave is symlinked to argv[1], so that
  * phyllo-bridge opens the slave with --tty as it would a board's tty.
  *
+ * libphyllo runs on one end of a socketpair, a thread copying bytes
+ * between its other end and the pty master: libphyllo takes an flock on a
+ * tty it runs on, and every pty master shares the one inode of ptmx, so
+ * two boards on masters (in one test or in two tests at once) would
+ * refuse each other ("Device or resource busy").
+ *
  * With --open, argv[1] is instead an existing tty that it opens, the
  * host's end of a link (bench-bridge.sh: the link alone, without the
  * bridge).
@@ -26,16 +32,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include "libphyllo.h"
 
 static struct phyllo *h;
-static int master;
+static int master, relay[2];	/* relay[0]: libphyllo's end */
 static int echo, stamp_rx;
 static const char *open_path;
 static long pace_us;
@@ -51,7 +59,7 @@ static int board_open(void)
 	if (open_path)
 		rc = phyllo_open(&h, open_path, &o);
 	else
-		rc = phyllo_open_fd(&h, dup(master), &o);
+		rc = phyllo_open_fd(&h, dup(relay[0]), &o);
 	if (rc)
 		fprintf(stderr, "board: open: %s\n", phyllo_strerror(rc));
 	return rc;
@@ -146,11 +154,50 @@ static void board_command(char *line)
 	}
 }
 
-/* A new pty, its slave raw and symlinked to LINK, its master for libphyllo */
+/* from one fd to the other, what it has now; -1 when the source is gone */
+static int relay_copy(int from, int to)
+{
+	char buf[4096];
+	ssize_t n = read(from, buf, sizeof(buf)), w;
+	size_t off = 0;
+
+	if (n <= 0)
+		return n < 0 && errno == EINTR ? 0 : -1;
+	while (off < (size_t)n) {
+		w = write(to, buf + off, (size_t)n - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+static void *relay_run(void *arg)
+{
+	struct pollfd p[2] = { { .fd = master, .events = POLLIN },
+			       { .fd = relay[1], .events = POLLIN } };
+
+	(void)arg;
+	for (;;) {
+		if (poll(p, 2, -1) < 0)
+			continue;
+		if (p[0].revents && relay_copy(master, relay[1]))
+			break;
+		if (p[1].revents && relay_copy(relay[1], master))
+			break;
+	}
+	return NULL;
+}
+
+/* A new pty, its slave raw and symlinked to LINK, its master relayed to
+ * the socketpair libphyllo runs on */
 static int board_pty(const char *link)
 {
 	struct termios t;
 	const char *slave;
+	pthread_t thread;
 	int keep;
 
 	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -164,6 +211,9 @@ static int board_pty(const char *link)
 	tcsetattr(keep, TCSANOW, &t);
 	if (symlink(slave, link))
 		return perror("board: symlink"), -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, relay) ||
+	    pthread_create(&thread, NULL, relay_run, NULL))
+		return perror("board: relay"), -1;
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #                      the example configurations (not part of `make install`:
 #                      it needs libmosquitto); `make uninstall` removes them
 #   test-bridge-deb    check: the phyllo-bridge Debian package (below)
+#   test-bridge-rabbitmq[-short]  the bridge on a RabbitMQ cluster (below)
 
 BRIDGE_SRC := $(wildcard userspace/bridge/*.c)
 BRIDGE_HDR := $(wildcard userspace/bridge/*.h)
@@ -97,6 +98,16 @@ test-bridge-guest: $(HOST)/phyllo $(HOST)/phyllo-bridge
 	@scripts/deps.sh core qemu mqtt
 	@$(MAKE) --no-print-directory demo-kmod >/dev/null
 	tests/bridge/test-bridge-guest.sh $(BUILD)
+
+# RabbitMQ 3.10's MQTT plugin (Debian's rabbitmq-server), a two-node
+# cluster here, beside mosquitto in the same run (test-bridge-rabbitmq.sh):
+# the short form in check (300 messages in the rate run, about 2 min
+# cold: the nodes take 25-30 s each to start), the long one (2,000) apart
+CHECK_TARGETS += test-bridge-rabbitmq-short
+.PHONY: test-bridge-rabbitmq test-bridge-rabbitmq-short
+test-bridge-rabbitmq test-bridge-rabbitmq-short: deps-mqtt $(HOST)/phyllo-bridge-san $(HOST)/bridge-board
+	@scripts/deps.sh rabbitmq
+	tests/bridge/test-bridge-rabbitmq.sh $(HOST) $(if $(filter %-short,$@),300,2000)
 
 # check: phyllo-bridge's Debian package built, lintian, installed and run
 # in a Debian 12 chroot with mosquitto; install-bridge then uninstall
