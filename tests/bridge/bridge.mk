@@ -16,6 +16,8 @@
 #                      after kill -9 (plain, TLS), a broker list with a
 #                      stuck broker, queued commands against a slow
 #                      broker, the status outside the ACL (exit 3);
+#                      tests/bridge/test-bridge-walk.sh: docs/bridge.md's
+#                      "From nothing to a working bridge" as written;
 #                      tests/bridge/test-bridge-netns.sh: two bridges in
 #                      two network namespaces, the broker in a third
 #   bench-bridge       messages/s, latency and CPU per message against
@@ -86,6 +88,7 @@ test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phy
 	$(HOST)/test-bridge
 	tests/bridge/test-bridge.sh $(HOST)
 	tests/bridge/test-bridge-ops.sh $(HOST)
+	tests/bridge/test-bridge-walk.sh $(HOST)
 	tests/bridge/test-broker-loss.sh
 	tests/bridge/test-bridge-netns.sh $(HOST)
 	tests/bridge/test-bridge-uno.sh $(BUILD)
