@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # The scenarios of make test-kernel, run as root on the kernel under test
 # (the UML guest boots into uml-init.sh, which runs this).
-# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT SCRATCH [COUNT] [CYCLES] [HOSTILE]
+# Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT SCRATCH [COUNT] [CYCLES] [HOSTILE] [SHARE]
 #  1. per preset: phyllo peer --echo on a pty, ldattach 29 on its slave,
 #     COUNT units each way through /dev/phyllo0, none lost/dup/reordered;
 #  2. standard with the peer dropping 10% and corrupting 5% of frames:
 #     still exact, and the kernel's error counters equal the injector's;
 #  3. hangup with a reader and a writer blocked: EOF, EIO, POLLHUP;
 #  4. CYCLES detach/re-attach cycles;
-#  0. module parameters out of range, and any ldisc but 29, refuse the
+#  0. module parameters out of range refuse the
 #     load with the parameter named in the log; parameters are read-only;
 #  5. per-link settings in sysfs (checked, a receive policy change keeps
 #     the session); an open /dev/phyllo0 holds the module through its cdev;
@@ -22,6 +22,12 @@
 #     1 MiB without a delimiter, a unit flood while the only reader does
 #     not read: no amplification, no cut frame, memory within the bounds,
 #     and a normal session afterwards;
+#  9. one link shared (phyllo-share): a prompt root reader beside
+#     unprivileged readers that stop at staggered fill levels, fill the
+#     link's budget, read one unit every 2 s, or take every slot they
+#     may: the root reader loses nothing, the link is held at most
+#     rxq_stall_ms (plus one resend) in each run, root's open succeeds,
+#     and every unit the others lost is counted and reported to them;
 #  8. the KUnit suites as their own module (phyllo_kunit.ko beside
 #     phyllo.ko, built when the kernel has KUnit): they run on load, every
 #     suite started passes, the module pins phyllo while loaded
@@ -29,6 +35,7 @@
 set -u
 ko=$1 phyllo=$2 kclient=$3 tmp=$4 count=${5:-10000} cycles=${6:-100}
 hostile=${7:-}
+share=${8:-}
 mkdir -p "$tmp"
 pty=$tmp/phyllo-pty
 kc() { timeout 900 "$kclient" "$@"; }	# never hang the whole boot
@@ -93,7 +100,7 @@ settle() {
 	done
 }
 
-step "module parameters: checked at load, read-only; only ldisc 29"
+step "module parameters: checked at load, read-only"
 # insmod_refused PARAMS MESSAGE: the load fails and the log says why
 insmod_refused() {
 	kc insmod "$ko" "$1" 2>/dev/null && fail "insmod $1 loaded"
@@ -102,13 +109,13 @@ insmod_refused() {
 insmod_refused window=9 "module parameter window out of range"
 insmod_refused rxq_stall_ms=4294967295 "module parameter rxq_stall_ms out of range"
 insmod_refused rxq_link_bytes=1000 "module parameter rxq_link_bytes out of range"
-insmod_refused ldisc=3 "ldisc=3 refused"
 grep -q "^phyllo " /proc/tty/ldiscs && fail "a refused load registered a line discipline"
 
 n=0
 for preset in minimal reduced standard; do
 	kc insmod "$ko" preset=$n || fail "insmod $ko preset=$n"
-	[ "$(cat /sys/module/phyllo/parameters/ldisc)" = 29 ] || fail "ldisc parameter"
+	[ -e /sys/module/phyllo/parameters/ldisc ] && fail "an ldisc parameter (there is one number, 29)"
+	grep -q "^phyllo  *29$" /proc/tty/ldiscs || fail "phyllo is not line discipline 29"
 	[ "$(cat /sys/module/phyllo/parameters/preset)" = $n ] || fail "preset parameter"
 	echo 1 2>/dev/null >/sys/module/phyllo/parameters/window &&
 		fail "a module parameter is writable"
@@ -302,7 +309,7 @@ if [ -n "$hostile" ]; then
 	step "hostile peer floods units while the only reader does not read"
 	hostile_start flood 6
 	attach
-	kc stall /dev/phyllo0 4000 >$tmp/stall.json || fail "stall reader"
+	kc stall /dev/phyllo0 4000 hold >$tmp/stall.json || fail "stall reader"
 	cat $tmp/stall.json
 	q=$(json $tmp/stall.json rx_queued)
 	qb=$(json $tmp/stall.json rx_queued_bytes)
@@ -311,11 +318,20 @@ if [ -n "$hostile" ]; then
 		fail "flood: queue beyond its bounds ($q units, $qb bytes)"
 	[ "$(stat0 rx_hold)" -gt 0 ] || fail "flood: the link never held"
 	[ "$(json $tmp/stall.json rx_drops)" -gt 0 ] || fail "flood: a stalled reader held the link for good"
+	# told at its first read, and again for what it lost while it drained
+	[ "$(json $tmp/stall.json enobufs)" -ge 1 ] || fail "flood: the stalled reader was not told of its losses"
+	[ "$(stat0 rx_hold_ms)" -le $(($(cat /sys/class/phyllo/phyllo0/config/rxq_stall_ms) + 200)) ] ||
+		fail "flood: held $(stat0 rx_hold_ms) ms, beyond rxq_stall_ms and a resend"
 	hostile_ready flood
 	kc echo /dev/phyllo0 200 >$tmp/after.json || fail "no normal session after the flood"
 	[ "$(stat0 tx_overruns)" = 0 ] || fail "flood: a frame was cut (tx_overruns)"
 	stop_peer
 	detach
+fi
+
+if [ -n "$share" ]; then
+	step "one link shared: a prompt root reader beside stopped, slow and crowding unprivileged readers"
+	timeout 600 "$share" || fail "phyllo-share"
 fi
 
 step "$cycles detach/re-attach cycles"

@@ -19,9 +19,10 @@
  *   phyllo-kclient insmod KO [PARAMS] | rmmod NAME   load (with module
  *       parameters, "a=1 b=2") or unload a module with the bare system
  *       calls (Debian's kmod insmod refuses UML modules).
- *   phyllo-kclient stall DEV MS     open DEV and do not read for MS ms
- *       (a stalled reader), then print the file's counters as JSON, read
- *       what is queued, and print how many units that was.
+ *   phyllo-kclient stall DEV MS [hold]  open DEV (in hold mode with
+ *       hold) and do not read for MS ms (a stalled reader), then print
+ *       the file's counters as JSON, read what is queued, and print how
+ *       many units that was and how many reads said ENOBUFS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -333,15 +334,19 @@ static int cmd_module(const char *arg, int load, const char *params)
 	return 0;
 }
 
-static int cmd_stall(const char *dev, unsigned int ms)
+static int cmd_stall(const char *dev, unsigned int ms, uint32_t mode)
 {
 	struct phyllo_file_stats fs;
 	unsigned char buf[PHYLLO_UNIT_MAX];
-	unsigned long drained = 0;
+	unsigned long drained = 0, enobufs = 0;
 	int fd = open(dev, O_RDWR | O_NONBLOCK);
 
 	if (fd < 0) {
 		perror(dev);
+		return 1;
+	}
+	if (ioctl(fd, PHYLLO_IOC_SET_RECV_MODE, &mode) < 0) {
+		perror("PHYLLO_IOC_SET_RECV_MODE");
 		return 1;
 	}
 	usleep(ms * 1000u);
@@ -349,11 +354,17 @@ static int cmd_stall(const char *dev, unsigned int ms)
 		perror("PHYLLO_IOC_GET_FILE_STATS");
 		return 1;
 	}
-	while (read(fd, buf, sizeof(buf)) > 0 || errno == ECONNRESET)
-		drained++;
+	while (read(fd, buf, sizeof(buf)) > 0 || errno == ECONNRESET ||
+	       errno == ENOBUFS) {
+		if (errno == ENOBUFS)
+			enobufs++;
+		else
+			drained++;
+		errno = 0;
+	}
 	printf("{\"rx_queued\":%u,\"rx_queued_bytes\":%u,\"rx_drops\":%u,"
-	       "\"rx_filtered\":%u,\"drained\":%lu}\n", fs.rx_queued,
-	       fs.rx_queued_bytes, fs.rx_drops, fs.rx_filtered, drained);
+	       "\"rx_filtered\":%u,\"drained\":%lu,\"enobufs\":%lu}\n", fs.rx_queued,
+	       fs.rx_queued_bytes, fs.rx_drops, fs.rx_filtered, drained, enobufs);
 	close(fd);
 	return 0;
 }
@@ -374,9 +385,12 @@ int main(int argc, char **argv)
 		return cmd_module(argv[2], 1, argc == 4 ? argv[3] : "");
 	if (argc == 3 && !strcmp(argv[1], "rmmod"))
 		return cmd_module(argv[2], 0, "");
-	if (argc == 4 && !strcmp(argv[1], "stall"))
-		return cmd_stall(argv[2], (unsigned int)strtoul(argv[3], NULL, 0));
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "stall"))
+		return cmd_stall(argv[2], (unsigned int)strtoul(argv[3], NULL, 0),
+				 argc == 5 && !strcmp(argv[4], "hold") ?
+				 PHYLLO_RECV_HOLD : PHYLLO_RECV_DROP);
 	fprintf(stderr, "usage: phyllo-kclient echo DEV COUNT [PEERPID] | hangup DEV PEERPID\n"
-		"       | ldisc TTY N | unit TTY | insmod KO [PARAMS] | rmmod NAME | stall DEV MS\n");
+		"       | ldisc TTY N | unit TTY | insmod KO [PARAMS] | rmmod NAME\n"
+		"       | stall DEV MS [hold]\n");
 	return 2;
 }

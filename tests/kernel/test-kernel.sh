@@ -15,6 +15,8 @@ gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/uapi" \
 	"$here/phyllo-kclient.c" -o "$build/host/phyllo-kclient"
 gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/core" \
 	"$repo"/core/*.c "$here/phyllo-hostile.c" -o "$build/host/phyllo-hostile"
+gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/core" -I"$repo/uapi" \
+	"$repo"/core/*.c "$here/phyllo-share.c" -o "$build/host/phyllo-share"
 log=$build/test-kernel.log
 rm -rf "$build/uml-run"
 start=$(date +%s)
@@ -23,6 +25,7 @@ timeout 2400 "$uml/linux" mem=512M console=tty rootfstype=hostfs rootflags=/ rw 
 	PHYLLO_KO="$build/kmod/uml/phyllo.ko" PHYLLO_TOOL="$build/host/phyllo" \
 	PHYLLO_KCLIENT="$build/host/phyllo-kclient" PHYLLO_SCRATCH="$build/uml-run" \
 	PHYLLO_HOSTILE="$build/host/phyllo-hostile" \
+	PHYLLO_SHARE="$build/host/phyllo-share" \
 	PHYLLO_COUNT="$count" \
 	PHYLLO_CYCLES="$cycles" </dev/null >"$log" 2>&1 || true
 grep -a "test-kernel:\|kclient:\|^{" "$log" || true
