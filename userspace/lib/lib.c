@@ -687,6 +687,7 @@ int phyllo_stats(struct phyllo *h, uint32_t *v, unsigned int max)
 static const char *const lib_stat_names[] = {
 	PHYLLO_STATS_LIST(LIB_STAT_NAME)
 	"rx_tty_errors", "rx_queue_drops", "rx_unclaimed", "tx_overruns",
+	"rx_evictions", "rx_hold_ms",
 };
 _Static_assert(sizeof(lib_stat_names) / sizeof(lib_stat_names[0]) ==
 	       PHYLLO_STATS_FIELDS + LIB_GLUE_STATS, "every counter needs a name");

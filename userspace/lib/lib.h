@@ -22,7 +22,7 @@
 #define LIB_UNIT_MAX 253		/* type byte + the minimal preset's 252 */
 #define LIB_SUBS_MAX 16
 #define LIB_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
-#define LIB_GLUE_STATS 4
+#define LIB_GLUE_STATS 6
 /* tty: the speed when none is given, the firmware's (PHYLLO_FW_BAUD); the
  * time a board's bootloader takes after the reset an open may cause */
 #define PHYLLO_LIB_BAUD_DEFAULT 115200ul

@@ -188,9 +188,9 @@ static int k_stats(struct phyllo *h, uint32_t *v, unsigned int n)
 
 	if (ioctl(h->io_fd, PHYLLO_IOC_GET_STATS, &st))
 		return -errno;
-	_Static_assert(offsetof(struct phyllo_link_stats, reserved) >=
+	_Static_assert(offsetof(struct phyllo_link_stats, reserved) ==
 		       (PHYLLO_STATS_FIELDS + LIB_GLUE_STATS) * sizeof(__u32),
-		       "the uapi counters begin with the core's and the glue's four");
+		       "the uapi counters are the core's and the glue's six");
 	memcpy(v, &st, n * sizeof(*v));
 	return 0;
 }

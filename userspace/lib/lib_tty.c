@@ -266,7 +266,7 @@ static int t_status(struct phyllo *h, struct phyllo_status *s)
 
 static int t_stats(struct phyllo *h, uint32_t *v, unsigned int n)
 {
-	uint32_t glue[LIB_GLUE_STATS] = { 0, h->q_drops, h->filtered, 0 };
+	uint32_t glue[LIB_GLUE_STATS] = { 0, h->q_drops, h->filtered, 0, 0, 0 };
 
 	(void)n;
 	memcpy(v, &h->st.stats, sizeof(h->st.stats));
