@@ -51,5 +51,82 @@ phyllo-bridge -c /tmp/n.conf --dry-run >/tmp/n.out 2>&1
 grep -q '^out .*phyllo/usb-phyllo_test_board_0001-if00/T' /tmp/n.out &&
 	ok "no name configured: $dev is named after its tty's /dev/serial/by-id link" ||
 	bad "by-id name: $(cat /tmp/n.out)"
+
+# ---- on /dev/phyllo0 too: the broker killed, a burst, TLS, the ACL -----
+# uptime in hundredths of a second (busybox date has no %N)
+cs() { sed 's/^\([0-9]*\)\.\([0-9]*\) .*/\1\2/' /proc/uptime; }
+printf 'listener 1883 127.0.0.1\nallow_anonymous true\nuser root\npersistence true\npersistence_location /tmp/db/\nautosave_on_changes true\nautosave_interval 1\nmax_queued_messages 10000\n' >/tmp/p.conf
+mkdir -p /tmp/db
+pkill_broker() { kill -"$1" $broker; wait $broker 2>/dev/null; }
+kill $(pidof mosquitto) 2>/dev/null
+sleep 0.5
+mosquitto -c /tmp/p.conf >>/tmp/broker.log 2>&1 &
+broker=$!
+sleep 0.5
+printf 'link = %s\nhost = 127.0.0.1\nname = guest\nstats_interval = 0\nreconnect_max = 1\n' "$dev" >/tmp/b.conf
+phyllo-bridge -c /tmp/b.conf >/tmp/b.out 2>/tmp/b.err &
+bridge=$!
+wait_for /tmp/b.err "connected to"
+pkill_broker KILL
+sleep 1
+mosquitto -c /tmp/p.conf >>/tmp/broker.log 2>&1 &
+broker=$!
+t0=$(cs)
+i=0
+until [ "$(grep -c 'connected to' /tmp/b.err)" -ge 2 ] || [ $i -gt 300 ]; do sleep 0.05; i=$((i + 1)); done
+ms=$((($(cs) - t0) * 10))
+[ "$(grep -c 'connected to' /tmp/b.err)" -ge 2 ] && [ $ms -le 2500 ] &&
+	ok "$dev: broker killed (-9), started again 1 s later: the bridge back in about $ms ms" ||
+	bad "$dev: reconnect after kill -9 ($ms ms)"
+# 500 commands queued in the broker while the bridge is away, each echoed
+kill -TERM $bridge
+wait $bridge
+mosquitto_sub -h 127.0.0.1 -q 1 -c -i guest-answers -t phyllo/guest/q -C 1 -W 1 >/dev/null 2>&1
+seq 0 499 | mosquitto_pub -h 127.0.0.1 -q 1 -t phyllo/guest/cmd/q -l
+mosquitto_sub -h 127.0.0.1 -q 1 -c -i guest-answers -t phyllo/guest/q >/tmp/answers 2>&1 &
+asub=$!
+phyllo-bridge -c /tmp/b.conf >/tmp/b.out 2>/tmp/b.err &
+bridge=$!
+i=0
+until [ "$(sort -u /tmp/answers | wc -l)" -ge 500 ] || [ $i -gt 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -TERM $bridge
+wait $bridge
+kill $asub
+got=$(sort -u /tmp/answers | wc -l)
+grep -q '^queue_dropped  *0$' /tmp/b.out && [ "$got" -eq 500 ] &&
+	ok "$dev: 500 commands waiting in the broker, each answered by the board: $got of 500, 0 dropped" ||
+	bad "$dev: queued commands: $got of 500, $(grep queue_dropped /tmp/b.out)"
+pkill_broker TERM
+# TLS, a password and the ACL: the certificates and the password file were
+# made on the host (/tls)
+printf 'listener 8883 127.0.0.1\ncafile /tls/ca.crt\ncertfile /tls/server.crt\nkeyfile /tls/server.key\nallow_anonymous false\npassword_file /tls/passwd\nacl_file /tls/acl\nuser root\n' >/tmp/t.conf
+mosquitto -c /tmp/t.conf >>/tmp/broker.log 2>&1 &
+broker=$!
+sleep 0.5
+printf 'link = %s\nhost = localhost\nport = 8883\nprotocol = 5\nusername = guest\npassword = pw-guest\ntls_ca_file = /tls/ca.crt\nname = guest\nstats_interval = 0\n' "$dev" >/tmp/t1.conf
+phyllo-bridge -c /tmp/t1.conf >/tmp/b.out 2>/tmp/b.err &
+bridge=$!
+wait_for /tmp/b.err "connected to"
+mosquitto_sub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -v -t 'phyllo/guest/tls' >/tmp/tsub 2>&1 &
+tsub=$!
+sleep 1
+mosquitto_pub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -t phyllo/guest/cmd/tls -m 7
+wait_for /tmp/tsub '^phyllo/guest/tls 7$' &&
+	ok "$dev over TLS with a password and the ACL: a command in, the echo out" || bad "$dev: TLS echo"
+kill -TERM $bridge
+wait $bridge
+kill $tsub
+sed 's/^name = guest$/name = other/' /tmp/t1.conf >/tmp/t2.conf
+phyllo-bridge -c /tmp/t2.conf >/tmp/b.out 2>/tmp/b.err &
+bridge=$!
+i=0
+while kill -0 $bridge 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
+kill $bridge 2>/dev/null
+wait $bridge
+rc=$?
+[ $rc -eq 3 ] && grep -q "refused this bridge's status on phyllo/other/status" /tmp/b.err &&
+	ok "$dev: a name outside the ACL (MQTT 5): its status refused, exit 3" || bad "$dev: ACL exit (rc $rc)"
+pkill_broker TERM
+
 echo "guest bridge: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -5,7 +5,9 @@
 # line discipline) in Debian's kernel under qemu (TCG): the busybox
 # initramfs of the other guests with phyllo.ko, the tool, phyllo-bridge,
 # and Debian's mosquitto, mosquitto_pub and mosquitto_sub (their shared
-# libraries come along); tests/bridge/guest-bridge.sh runs inside. Exits
+# libraries come along); tests/bridge/guest-bridge.sh runs inside: the
+# echo, the broker killed and back (timed), 500 queued commands, TLS with
+# a password and the ACL, a status refused (exit 3), all on /dev/phyllo0. Exits
 # 0 only if the guest says every step passed.
 set -eu
 build=$1
@@ -16,12 +18,28 @@ trap 'rm -rf "$work"' EXIT
 # mosquitto looks its user up, even root
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$work/passwd"
 printf 'root:x:0:\n' >"$work/group"
+# TLS for the guest's broker: a CA, the server's certificate for
+# localhost, a password file and an ACL, made here (the guest has no
+# openssl or mosquitto_passwd)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+	-subj /CN=phyllo-test-ca -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
+	-keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
+printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$work/san.ext"
+openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial \
+	-days 2 -extfile "$work/san.ext" -out "$work/server.crt" 2>/dev/null
+: >"$work/tpasswd"
+mosquitto_passwd -b "$work/tpasswd" guest pw-guest
+printf 'user guest\ntopic write phyllo/guest/#\ntopic read phyllo/guest/#\n' >"$work/acl"
+printf '127.0.0.1 localhost\n' >"$work/hosts"
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
 	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
 	"$build/host/phyllo-bridge:/bin/phyllo-bridge" "$top/tests/bridge/guest-bridge.sh:/bridge.sh" \
 	/usr/sbin/mosquitto:/usr/sbin/mosquitto /usr/bin/mosquitto_pub:/usr/bin/mosquitto_pub \
 	/usr/bin/mosquitto_sub:/usr/bin/mosquitto_sub "$work/passwd:/etc/passwd" \
-	"$work/group:/etc/group"
+	"$work/group:/etc/group" "$work/hosts:/etc/hosts" "$work/ca.crt:/tls/ca.crt" \
+	"$work/server.crt:/tls/server.crt" "$work/server.key:/tls/server.key" \
+	"$work/tpasswd:/tls/passwd" "$work/acl:/tls/acl"
 echo "test-bridge-guest: Linux $kver in qemu (TCG): phyllo-bridge on /dev/phyllo0"
 timeout 300 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
