@@ -323,7 +323,7 @@ static struct dev_ext_attribute phyllo_cfg_attrs[] = {
 };
 
 static_assert(ARRAY_SIZE(phyllo_cfg_attrs) ==
-	      offsetof(struct phyllo_link_config, reserved) / sizeof(__u32));
+	      offsetof(struct phyllo_link_config, mask) / sizeof(__u32));
 
 static struct attribute *phyllo_cfg_list[ARRAY_SIZE(phyllo_cfg_attrs) + 1];
 

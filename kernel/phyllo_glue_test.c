@@ -278,9 +278,11 @@ static struct kunit_suite errno_suite = {
 
 /* ---- phyllo_glue_config ---- */
 
+/* The module's defaults, every word set by a configure. */
 static void glue_default_cfg(struct phyllo_link_config *cfg)
 {
 	phyllo_config_default(cfg);
+	cfg->mask = PHYLLO_SET_ALL;
 }
 
 static void config_check_accepts_module_defaults(struct kunit *test)
@@ -1793,7 +1795,8 @@ static void review_receive_policy_per_link_keeps_session(struct kunit *test)
 	glue_default_cfg(&cfg);
 	cfg.rxq_units = 7;
 	cfg.max_files = 1;
-	cfg.rxq_stall_ms = 0;	/* keep */
+	cfg.rxq_stall_ms = 0;	/* not in the mask: kept */
+	cfg.mask = PHYLLO_SET_RXQ_UNITS | PHYLLO_SET_MAX_FILES;
 	KUNIT_ASSERT_EQ(test, phyllo_link_configure(b, &cfg), 0);
 	got = b->cfg;
 	KUNIT_EXPECT_EQ(test, got.rxq_units, 7U);
@@ -1809,6 +1812,18 @@ static void review_receive_policy_per_link_keeps_session(struct kunit *test)
 	cfg.rxq_units = PHYLLO_RXQ_UNITS_MAX + 1;
 	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), -EINVAL);
 	KUNIT_EXPECT_EQ(test, b->cfg.rxq_units, 7U);
+	/* a mask is needed, and only the words it can name */
+	cfg.rxq_units = 9;
+	cfg.mask = 0;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), -EINVAL);
+	cfg.mask = PHYLLO_SET_ALL + 1;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), -EINVAL);
+	/* 0 in a policy word it names is refused, not taken as keep */
+	cfg.mask = PHYLLO_SET_RXQ_UNITS;
+	cfg.rxq_units = 0;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), -EINVAL);
+	KUNIT_EXPECT_EQ(test, b->cfg.rxq_units, 7U);
+	KUNIT_EXPECT_EQ(test, b->cfg.mask, 0U);
 }
 
 /* The window a session allows is in the state, for a sender to use. */
@@ -2100,7 +2115,7 @@ static void share_config_word_is_one_locked_change(struct kunit *test)
 	before.rxq_units = 9;
 	KUNIT_EXPECT_EQ(test, memcmp(&before, &b->cfg, sizeof(before)), 0);
 	KUNIT_EXPECT_EQ(test, phyllo_link_set_word(b, units + 1, 9), -EINVAL);
-	units = offsetof(struct phyllo_link_config, reserved);
+	units = offsetof(struct phyllo_link_config, mask);
 	KUNIT_EXPECT_EQ(test, phyllo_link_set_word(b, units, 1), -EINVAL);
 }
 

@@ -231,6 +231,7 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 	link->stack.arq.trace_ctx = link;
 	WRITE_ONCE(link->preset, link->stack.preset);
 	link->cfg = *cfg;
+	link->cfg.mask = 0;
 	phyllo_files_policy_locked(link);
 	if (cfg->preset == PHYLLO_CFG_STANDARD)
 		phyllo_arq_set_line_ms(&link->stack.arq, link->line_ms);
@@ -369,6 +370,7 @@ static int phyllo_link_apply_locked(struct phyllo_link *link,
 			phyllo_link_reset_locked(link);
 	} else {
 		link->cfg = *cfg;
+		link->cfg.mask = 0;
 		phyllo_files_policy_locked(link);
 		phyllo_link_room_locked(link);
 	}
@@ -377,53 +379,51 @@ static int phyllo_link_apply_locked(struct phyllo_link *link,
 	return ret;
 }
 
+/* The words of struct phyllo_link_config that mask can name. */
+#define PHYLLO_CFG_WORDS (offsetof(struct phyllo_link_config, mask) / sizeof(u32))
+static_assert(BIT(PHYLLO_CFG_WORDS) - 1 == PHYLLO_SET_ALL);
+
 /*
- * A new configuration: 0 in a receive policy word keeps the link's value.
- * Only a change of the protocol's words starts a new session; a receive
- * policy that grew may let a refused unit in, so the peer is asked again.
+ * A new configuration: the words req->mask names, the link's own values
+ * for the others, checked and applied in one section under the lock, so
+ * two writers never undo each other. Only a change of the protocol's
+ * words starts a new session; a receive policy that grew may let a
+ * refused unit in, so the peer is asked again.
  */
 int phyllo_link_configure(struct phyllo_link *link,
 			  const struct phyllo_link_config *req)
 {
-	struct phyllo_link_config cfg = *req;
+	struct phyllo_link_config cfg;
+	const u32 *in = (const u32 *)req;
+	u32 *out = (u32 *)&cfg;
+	unsigned int i;
 	int ret;
 
+	if (!req->mask || req->mask & ~PHYLLO_SET_ALL ||
+	    !phyllo_reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
+		return -EINVAL;
 	mutex_lock(&link->lock);
-	if (!cfg.rxq_units)
-		cfg.rxq_units = link->cfg.rxq_units;
-	if (!cfg.rxq_bytes)
-		cfg.rxq_bytes = link->cfg.rxq_bytes;
-	if (!cfg.rxq_link_bytes)
-		cfg.rxq_link_bytes = link->cfg.rxq_link_bytes;
-	if (!cfg.max_files)
-		cfg.max_files = link->cfg.max_files;
-	if (!cfg.rxq_stall_ms)
-		cfg.rxq_stall_ms = link->cfg.rxq_stall_ms;
+	cfg = link->cfg;
+	for (i = 0; i < PHYLLO_CFG_WORDS; i++)
+		if (req->mask & BIT(i))
+			out[i] = in[i];
 	ret = phyllo_link_apply_locked(link, &cfg);
 	mutex_unlock(&link->lock);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_configure);
 
-/*
- * One word of the configuration (sysfs config/): read, changed and
- * applied in one section under the lock, so two writers cannot undo each
- * other; 0 is a value like any other (the policy words reject it).
- */
+/* One word of the configuration (sysfs config/), as SET_CONFIG sets it. */
 int phyllo_link_set_word(struct phyllo_link *link, size_t offset, u32 value)
 {
-	struct phyllo_link_config cfg;
-	int ret;
+	struct phyllo_link_config req = {};
 
 	if (offset % sizeof(u32) ||
-	    offset >= offsetof(struct phyllo_link_config, reserved))
+	    offset >= offsetof(struct phyllo_link_config, mask))
 		return -EINVAL;
-	mutex_lock(&link->lock);
-	cfg = link->cfg;
-	memcpy((u8 *)&cfg + offset, &value, sizeof(value));
-	ret = phyllo_link_apply_locked(link, &cfg);
-	mutex_unlock(&link->lock);
-	return ret;
+	memcpy((u8 *)&req + offset, &value, sizeof(value));
+	req.mask = BIT(offset / sizeof(u32));
+	return phyllo_link_configure(link, &req);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_set_word);
 

@@ -3,8 +3,8 @@
  * phyllo.h - userspace ABI of the phyllo line discipline and /dev/phylloN.
  *
  * Contract (see phyllo(4)):
- *  1. `ldattach 29 TTY` (CAP_NET_ADMIN) attaches the line discipline and
- *     creates /dev/phylloN; PHYLLO_IOC_TTY_UNIT on the tty tells N.
+ *  1. Attaching the line discipline to a tty (CAP_NET_ADMIN) creates
+ *     /dev/phylloN; PHYLLO_IOC_TTY_UNIT on the tty tells N.
  *  2. One write(2) sends one unit, one read(2) returns one unit; a unit is
  *     [type byte >= 0x10][payload], at most PHYLLO_UNIT_MAX bytes.
  *  3. Every struct is made of __u32 words with explicit reserved space.
@@ -16,9 +16,6 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
-
-/* Default line discipline number: N_DEVELOPMENT (module parameter ldisc). */
-#define PHYLLO_LDISC_DEFAULT		29
 
 /* Largest unit on /dev/phylloN: type byte + 252 payload bytes (minimal). */
 #define PHYLLO_UNIT_MAX			253
@@ -35,9 +32,9 @@
  * Per-link settings. The first eight are the protocol's: changing any of
  * them starts a new session. The rxq_* and max_files words are the link's
  * receive policy (phyllo(4), "Receive queues"): changing only those keeps
- * the session, and 0 in one of them in PHYLLO_IOC_SET_CONFIG keeps the
- * link's current value (so a caller that zeroed the reserved words of an
- * older version of this struct still works).
+ * the session. PHYLLO_IOC_SET_CONFIG sets the words named in mask
+ * (PHYLLO_SET_*) and keeps the others, in one step; GET_CONFIG returns
+ * mask 0.
  */
 struct phyllo_link_config {
 	__u32 preset;		/* PHYLLO_CFG_* */
@@ -53,8 +50,25 @@ struct phyllo_link_config {
 	__u32 rxq_link_bytes;	/* queued bytes of the link, rxq_bytes..64 MiB */
 	__u32 max_files;	/* open files of the link, 1..1024 */
 	__u32 rxq_stall_ms;	/* the link's hold budget per class, 1..600000 */
-	__u32 reserved[3];
+	__u32 mask;		/* SET_CONFIG: the words it sets, PHYLLO_SET_* */
+	__u32 reserved[2];
 };
+
+/* Bits of phyllo_link_config.mask: one per word, in the struct's order. */
+#define PHYLLO_SET_PRESET		0x0001U
+#define PHYLLO_SET_WINDOW		0x0002U
+#define PHYLLO_SET_RTO_MIN_MS		0x0004U
+#define PHYLLO_SET_RTO_MAX_MS		0x0008U
+#define PHYLLO_SET_RTO_INIT_MS		0x0010U
+#define PHYLLO_SET_ACK_DELAY_MS		0x0020U
+#define PHYLLO_SET_MAX_RETRIES		0x0040U
+#define PHYLLO_SET_FLAGS		0x0080U
+#define PHYLLO_SET_RXQ_UNITS		0x0100U
+#define PHYLLO_SET_RXQ_BYTES		0x0200U
+#define PHYLLO_SET_RXQ_LINK_BYTES	0x0400U
+#define PHYLLO_SET_MAX_FILES		0x0800U
+#define PHYLLO_SET_RXQ_STALL_MS		0x1000U
+#define PHYLLO_SET_ALL			0x1fffU
 
 /* Bounds of the receive policy words of struct phyllo_link_config. */
 #define PHYLLO_RXQ_UNITS_MAX		65536
@@ -92,9 +106,8 @@ struct phyllo_link_state {
 
 /*
  * Link statistics: the first 28 words are the protocol core's counters,
- * in the order of its struct phyllo_stats; then the glue's own. (Before
- * the first release the core gained rx_ctrl_stale and the glue counters
- * moved one word; from now on both only grow into the reserved words.)
+ * in the order of its struct phyllo_stats; then the glue's own. New
+ * counters take reserved words.
  */
 struct phyllo_link_stats {
 	__u32 rx_bytes;
@@ -178,11 +191,6 @@ struct phyllo_file_stats {
 	__u32 reserved[7];
 };
 
-/*
- * 0xBE: no entry in Documentation/userspace-api/ioctl/ioctl-number.rst
- * (checked against 6.12's table; 0xB8, used before, belongs to mshv and
- * mrvl_cn10k_dpi there).
- */
 #define PHYLLO_IOC_MAGIC		0xBE
 
 #define PHYLLO_IOC_GET_STATE	_IOR(PHYLLO_IOC_MAGIC, 1, struct phyllo_link_state)

@@ -24,6 +24,8 @@
 #include "hold.h"
 #include "link.h"
 #include "ttylock.h"
+
+#include <linux/tty.h>
 #include "util.h"
 #include "phyllo.h"
 
@@ -43,7 +45,7 @@ static void attach_usage(FILE *f)
 	      "  -b, --baud N        line speed (default 115200)\n"
 	      "  -p, --preset P      minimal | reduced | standard (default: the module's)\n"
 	      "  -w, --window N      send window 1..8 (standard preset)\n"
-	      "      --ldisc N       line discipline number (default: the module's, 29)\n"
+	      "      --ldisc N       line discipline number (default 29, N_DEVELOPMENT)\n"
 	      "  -f, --foreground    stay in the foreground, logging on stderr (systemd)\n"
 	      "The discipline stays attached while this command runs (in the background\n"
 	      "by default): 'phyllo detach TTY' or SIGTERM detaches; it ends by itself\n"
@@ -51,18 +53,6 @@ static void attach_usage(FILE *f)
 	      "lock file). Needs CAP_NET_ADMIN (root).\n", f);
 }
 
-static unsigned long module_ldisc(void)
-{
-	FILE *f = fopen("/sys/module/phyllo/parameters/ldisc", "r");
-	unsigned long n = PHYLLO_LDISC_DEFAULT;
-
-	if (f) {
-		if (fscanf(f, "%lu", &n) != 1)
-			n = PHYLLO_LDISC_DEFAULT;
-		fclose(f);
-	}
-	return n;
-}
 
 static void attach_parse(struct attach_opts *o, int argc, char **argv)
 {
@@ -80,7 +70,7 @@ static void attach_parse(struct attach_opts *o, int argc, char **argv)
 	memset(o, 0, sizeof(*o));
 	o->baud = 115200;
 	o->preset = -1;
-	o->ldisc = module_ldisc();
+	o->ldisc = N_DEVELOPMENT;
 	while ((c = getopt_long(argc, argv, "b:p:w:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o->baud = link_parse_baud("phyllo attach", optarg); break;
@@ -137,10 +127,15 @@ static int attach_configure(unsigned int unit, const struct attach_opts *o)
 		return -1;
 	if (dev_ioctl(fd, PHYLLO_IOC_GET_CONFIG, &cfg, "get link settings"))
 		ret = -1;
-	if (!ret && o->preset >= 0)
+	/* SET_CONFIG sets the words its mask names (GET_CONFIG gave 0) */
+	if (!ret && o->preset >= 0) {
 		cfg.preset = (__u32)o->preset;
-	if (!ret && o->window)
+		cfg.mask |= PHYLLO_SET_PRESET;
+	}
+	if (!ret && o->window) {
 		cfg.window = (__u32)o->window;
+		cfg.mask |= PHYLLO_SET_WINDOW;
+	}
 	if (!ret && dev_ioctl(fd, PHYLLO_IOC_SET_CONFIG, &cfg, "set link settings"))
 		ret = -1;
 	close(fd);

@@ -356,6 +356,8 @@ echo 9 2>/dev/null >$cfg/window && fail "config/window took 9"
 sessions=$(stat0 sessions)
 echo 100 >$cfg/rxq_units || fail "config/rxq_units"
 [ "$(cat $cfg/rxq_units)" = 100 ] || fail "config/rxq_units: $(cat $cfg/rxq_units)"
+echo 0 2>/dev/null >$cfg/rxq_units && fail "config/rxq_units took 0"
+[ "$(cat $cfg/rxq_units)" = 100 ] || fail "a refused 0 changed config/rxq_units"
 [ "$(stat0 sessions)" = "$sessions" ] || fail "a receive policy change reset the session"
 # chrdev_open() takes the cdev's owner and then the fops' owner: two
 # references while the file is open (one before cdev.owner was set).

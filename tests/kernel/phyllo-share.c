@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/tty.h>
 
 #include "phyllo.h"
 #include "phyllo_stack.h"
@@ -361,7 +362,7 @@ static void phase_opens(const struct phyllo_link_config *cfg)
 int main(int argc, char **argv)
 {
 	uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 4400;
-	int ldisc = PHYLLO_LDISC_DEFAULT, slave, fd, cmd[2], res[2], i;
+	int ldisc = N_DEVELOPMENT, slave, fd, cmd[2], res[2], i;
 	uint32_t unit, mode = PHYLLO_RECV_HOLD, alone, took, stop = 0;
 	int quota[SHARE_MAX];
 	struct phyllo_link_config cfg, wide;
@@ -397,6 +398,8 @@ int main(int argc, char **argv)
 	/* room for 31 unprivileged readers beside root's */
 	wide = cfg;
 	wide.max_files = SHARE_MAX;
+	wide.mask = PHYLLO_SET_MAX_FILES;
+	cfg.mask = PHYLLO_SET_MAX_FILES;	/* to set it back */
 	if (ioctl(fd, PHYLLO_IOC_SET_CONFIG, &wide))
 		die("phyllo-share: PHYLLO_IOC_SET_CONFIG");
 

@@ -34,8 +34,13 @@
  *     an ack-reader thread before `phyllo peer --stream` starts on its
  *     master and sends N numbered reliable units. When the peer is done,
  *     what its ARQ saw acknowledged is compared with what the reader got:
- *     every acknowledged unit read exactly once, none lost. Nothing but
- *     the reader and the storm's other workers touch L3 (no SET_CONFIG).
+ *     every acknowledged unit read exactly once, none lost. The reader is
+ *     in hold mode with the largest hold budget (one SET_CONFIG of
+ *     rxq_stall_ms at the start): a single reliable consumer. Beside it
+ *     two files of the default drop mode share L3, one that never reads
+ *     and one that reads a unit every 50 ms: they may lose units (each
+ *     counted, and reported with ENOBUFS), the reader may not (phyllo(4),
+ *     "Receive queues"). Nothing else touches L3's settings.
  *  8. --failslab PCT: fail_slab fails PCT % of the kmalloc-* allocations
  *     (slub_debug=A,kmalloc-* on the kernel command line, cache-filter)
  *     made by the storm's threads and by the kernel's workers (kworker,
@@ -80,6 +85,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <linux/tty.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -128,7 +134,7 @@ static struct {
 	int failslab;		/* percent of the scoped allocations to fail */
 	int failpage;		/* percent of the scoped page allocations */
 	const char *phyllo;	/* the phyllo tool, for L3's peer */
-} opt = { 20000, 120, 120, 1, NULL, "/lib/phyllo.ko", PHYLLO_LDISC_DEFAULT,
+} opt = { 20000, 120, 120, 1, NULL, "/lib/phyllo.ko", N_DEVELOPMENT,
 	  0, 0, 0, "phyllo" };
 
 static atomic_long total;
@@ -340,7 +346,7 @@ static void read_fault(struct worker *w, int fd)
 	}
 	if (r < 0)
 		errno_in(w, "bad-address read", err, EFAULT, EAGAIN, EINTR,
-			 ECONNRESET, 0);
+			 ECONNRESET, ENOBUFS, 0);
 	if (r < 0 && err == EFAULT &&
 	    !xioctl(w, fd, PHYLLO_IOC_GET_FILE_STATS, &after) &&
 	    after.rx_units != before.rx_units)
@@ -370,7 +376,8 @@ static bool read_one(struct worker *w, int fd, size_t cap)
 	}
 	if (r == 0)
 		return false;
-	errno_in(w, "read", err, EAGAIN, EINTR, ECONNRESET, EMSGSIZE, 0);
+	/* ENOBUFS: this file fell behind and was told (a drop-mode file) */
+	errno_in(w, "read", err, EAGAIN, EINTR, ECONNRESET, EMSGSIZE, ENOBUFS, 0);
 	return true;
 }
 
@@ -606,6 +613,9 @@ static void config_random(struct worker *w, struct phyllo_link_config *c)
 	c->rto_init_ms = c->rto_min_ms + rnd(w, c->rto_max_ms - c->rto_min_ms + 1);
 	c->ack_delay_ms = rnd(w, 10);
 	c->max_retries = rnd(w, 4) ? 0 : rnd(w, 20);
+	c->mask = PHYLLO_SET_PRESET | PHYLLO_SET_WINDOW | PHYLLO_SET_RTO_MIN_MS |
+		  PHYLLO_SET_RTO_MAX_MS | PHYLLO_SET_RTO_INIT_MS | PHYLLO_SET_ACK_DELAY_MS |
+		  PHYLLO_SET_MAX_RETRIES | PHYLLO_SET_FLAGS;	/* the protocol's words */
 }
 
 static void ioctl_one(struct worker *w, int fd, int unit)
@@ -1096,11 +1106,11 @@ static void *kworker_marker(struct worker *w)
 
 /* L3: the reader's file, the peer, and what the reader saw. */
 static struct {
-	int master, slave, fd;
+	int master, slave, fd, stopped, slow;
 	pid_t peer;
 	unsigned char *seen;	/* per unit index: times read */
-	atomic_long got, dups, untagged, resets;
-} l3 = { -1, -1, -1, -1, NULL, 0, 0, 0, 0 };
+	atomic_long got, dups, untagged, resets, slow_got, slow_enobufs;
+} l3 = { -1, -1, -1, -1, -1, -1, NULL, 0, 0, 0, 0, 0, 0 };
 
 /* The index `phyllo peer --payload counter` tags unit p[0..n) with. */
 static long ack_index(const uint8_t *p, ssize_t n)
@@ -1150,6 +1160,29 @@ static void *ack_reader(struct worker *w)
 			atomic_fetch_add(&l3.dups, 1);
 		else
 			atomic_fetch_add(&l3.got, 1);
+	}
+	return NULL;
+}
+
+/* L3's slow reader (drop mode): a unit every 50 ms until end of file. */
+static void *slow_reader(struct worker *w)
+{
+	uint8_t buf[512];
+	ssize_t r;
+
+	for (;;) {
+		op_begin(w, OP_READ);
+		r = read(l3.slow, buf, sizeof(buf));
+		op_end(w, OP_READ);
+		if (r == 0 || (r < 0 && errno == EIO))
+			break;
+		if (r > 0)
+			atomic_fetch_add(&l3.slow_got, 1);
+		else if (errno == ENOBUFS)
+			atomic_fetch_add(&l3.slow_enobufs, 1);
+		else if (errno != ECONNRESET)
+			errno_in(w, "slow read", errno, EINTR, 0);
+		pause_us(50000);
 	}
 	return NULL;
 }
@@ -1317,6 +1350,7 @@ static int stuck_setup(int *master, int *slave)
 		return -1;
 	}
 	cfg.preset = PHYLLO_CFG_MINIMAL;
+	cfg.mask = PHYLLO_SET_PRESET;
 	if (ioctl(fd, PHYLLO_IOC_SET_CONFIG, &cfg))
 		fail("stuck link: SET_CONFIG minimal: %s", strerror(errno));
 	close(fd);
@@ -1329,6 +1363,8 @@ static int stuck_setup(int *master, int *slave)
  */
 static int ack_setup(void)
 {
+	struct phyllo_link_config cfg;
+	uint32_t hold = PHYLLO_RECV_HOLD;
 	int ldisc = opt.ldisc;
 	char path[32];
 
@@ -1341,8 +1377,18 @@ static int ack_setup(void)
 	}
 	snprintf(path, sizeof(path), "/dev/phyllo%d", l3_unit);
 	l3.fd = open(path, O_RDWR | O_CLOEXEC);
-	if (l3.fd < 0) {
+	l3.stopped = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	l3.slow = open(path, O_RDWR | O_CLOEXEC);
+	if (l3.fd < 0 || l3.stopped < 0 || l3.slow < 0 ||
+	    ioctl(l3.fd, PHYLLO_IOC_SET_RECV_MODE, &hold) ||
+	    ioctl(l3.fd, PHYLLO_IOC_GET_CONFIG, &cfg)) {
 		fail("ACK link: %s: %s", path, strerror(errno));
+		return -1;
+	}
+	cfg.rxq_stall_ms = PHYLLO_STALL_MS_MAX;
+	cfg.mask = PHYLLO_SET_RXQ_STALL_MS;
+	if (ioctl(l3.fd, PHYLLO_IOC_SET_CONFIG, &cfg)) {
+		fail("ACK link: SET_CONFIG: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -1402,6 +1448,38 @@ static int ack_wait_peer(int secs)
 }
 
 /*
+ * L3's stopped and slow readers: within their bounds, and told of what
+ * they lost (the stopped one reads once now; ENOBUFS first if it lost).
+ */
+static void ack_verdict_others(void)
+{
+	struct phyllo_file_stats st = { 0 }, sl = { 0 };
+	struct phyllo_link_config cfg = { 0 };
+	uint8_t buf[512];
+	ssize_t r;
+
+	if (ioctl(l3.stopped, PHYLLO_IOC_GET_FILE_STATS, &st) ||
+	    ioctl(l3.slow, PHYLLO_IOC_GET_FILE_STATS, &sl) ||
+	    ioctl(l3.fd, PHYLLO_IOC_GET_CONFIG, &cfg)) {
+		fail("ACK link: the other readers' counters: %s", strerror(errno));
+		return;
+	}
+	r = read(l3.stopped, buf, sizeof(buf));
+	printf("storm: ACK link: stopped reader queued %u, lost %u (first read %s); slow "
+	       "reader read %ld, lost %u, told %ld times\n", st.rx_queued, st.rx_drops,
+	       r < 0 ? strerror(errno) : "a unit", atomic_load(&l3.slow_got), sl.rx_drops,
+	       atomic_load(&l3.slow_enobufs));
+	if (st.rx_queued > cfg.rxq_units || sl.rx_queued > cfg.rxq_units)
+		fail("ACK link: a reader's queue beyond rxq_units (%u, %u)", st.rx_queued,
+		     sl.rx_queued);
+	if (st.rx_drops && !(r < 0 && errno == ENOBUFS))
+		fail("ACK link: the stopped reader lost %u units and was not told",
+		     st.rx_drops);
+	if (sl.rx_drops && !atomic_load(&l3.slow_enobufs) && !sl.rx_overrun)
+		fail("ACK link: the slow reader lost %u units and was not told", sl.rx_drops);
+}
+
+/*
  * The peer is done: every unit its ARQ saw acknowledged must have been
  * read once. Without a reset in the session (none is made on L3) that is
  * every unit 0..N-1; with one, the units lost in flight were never
@@ -1446,6 +1524,7 @@ static void ack_verdict(void)
 	else if (!lost && (got != acked || acked != opt.ack))
 		fail("ACK link: %ld units read of %ld acknowledged, %ld sent", got, acked,
 		     sent);
+	ack_verdict_others();
 }
 
 /* Every link detached or hung up: each sleeper must now wake and leave. */
@@ -1684,6 +1763,7 @@ static void spawn_all(void)
 	spawn("sysfs", -1, sysfs_reader, false);
 	spawn("openclose", -1, opencloser, true);
 	spawn("ack-reader", -1, ack_reader, false);
+	spawn("slow-reader", -1, slow_reader, false);
 	if (faults())
 		spawn("kworker-marker", -1, kworker_marker, false);
 	n_io = n_workers;
