@@ -254,10 +254,11 @@ fi
 rst_check "$abi/abi.rst"
 # Every sysfs file against the glue: tty, statistics/<each word of struct
 # phyllo_link_stats before reserved>, config/<each word of struct
-# phyllo_link_config before reserved>, both ways.
+# phyllo_link_config before mask (the ioctl's own word)>, both ways.
 words() {	# words STRUCT: its __u32 fields before reserved, in order
 	sed -n "/^struct $1 {/,/^};/p" "$repo/uapi/phyllo.h" |
-		sed -n 's/^[[:space:]]*__u32 \([a-z_0-9]*\);.*/\1/p' | grep -v '^reserved'
+		sed -n 's/^[[:space:]]*__u32 \([a-z_0-9]*\);.*/\1/p' | grep -v '^reserved$' |
+		grep -v '^mask$'
 }
 {
 	echo /sys/class/phyllo/phylloN/tty
