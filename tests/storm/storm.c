@@ -35,8 +35,8 @@
  *     master and sends N numbered reliable units. When the peer is done,
  *     what its ARQ saw acknowledged is compared with what the reader got:
  *     every acknowledged unit read exactly once, none lost. The reader is
- *     in hold mode with the largest hold budget (one SET_CONFIG of
- *     rxq_stall_ms at the start): a single reliable consumer. Beside it
+ *     in hold mode with the largest hold budget (one SET_CONFIG at the
+ *     start: rxq_stall_ms, and rxq_units 16): a single reliable consumer. Beside it
  *     two files of the default drop mode share L3, one that never reads
  *     and one that reads a unit every 50 ms: they may lose units (each
  *     counted, and reported with ENOBUFS), the reader may not (phyllo(4),
@@ -1385,8 +1385,10 @@ static int ack_setup(void)
 		fail("ACK link: %s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* small queues, so that the stopped and slow readers lose units */
+	cfg.rxq_units = 16;
 	cfg.rxq_stall_ms = PHYLLO_STALL_MS_MAX;
-	cfg.mask = PHYLLO_SET_RXQ_STALL_MS;
+	cfg.mask = PHYLLO_SET_RXQ_UNITS | PHYLLO_SET_RXQ_STALL_MS;
 	if (ioctl(l3.fd, PHYLLO_IOC_SET_CONFIG, &cfg)) {
 		fail("ACK link: SET_CONFIG: %s", strerror(errno));
 		return -1;
@@ -1812,8 +1814,11 @@ int main(int argc, char **argv)
 			ack_verdict();
 		atomic_store(&marker_stop, 1);
 		teardown(l2_master, l2_slave);
-		if (join_range("watchdog after teardown", 0, n_io))
-			close(l3.fd);	/* its reader has left */
+		if (join_range("watchdog after teardown", 0, n_io)) {
+			close(l3.fd);	/* its readers have left */
+			close(l3.stopped);
+			close(l3.slow);
+		}
 	}
 	if (faults())
 		faults_report();
