@@ -192,10 +192,11 @@ static void lib_subscriptions_filter_by_topic_and_type(void)
 	{
 		uint32_t v[40];
 
-		PTEST_EXPECT_EQ(phyllo_stats(b, v, 40), 32);
+		PTEST_EXPECT_EQ(phyllo_stats(b, v, 40), 34);
 		PTEST_EXPECT(!strcmp(phyllo_stat_name(30), "rx_unclaimed"));
 		PTEST_EXPECT_EQ(v[30], 2);
-		PTEST_EXPECT(phyllo_stat_name(32) == NULL);
+		PTEST_EXPECT(!strcmp(phyllo_stat_name(33), "rx_hold_ms"));
+		PTEST_EXPECT(phyllo_stat_name(34) == NULL);
 	}
 	PTEST_EXPECT_EQ(phyllo_unsubscribe_all(b), 0);
 	PTEST_EXPECT_EQ(phyllo_publish_json(a, "zz", "null", 0), 0);
