@@ -121,7 +121,7 @@ def test_fileno_is_pollable(link):
 def test_stats_and_status(link):
     link.request("s", None, timeout=5)
     st = link.stats()
-    assert len(st) == 32 and st["rx_units"] >= 1 and st["sessions"] == 1
+    assert len(st) == 34 and st["rx_units"] >= 1 and st["sessions"] == 1
     assert list(st)[:3] == ["rx_bytes", "rx_frames", "rx_units"]
     s = link.status()
     assert s["transport"] == "tty" and s["state"] == "up" and s["preset"] == "standard"

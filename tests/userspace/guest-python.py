@@ -27,5 +27,5 @@ with phyllo.open(dev) as link:
     m = link.receive(timeout=5)
     assert m is not None and m.payload == b"raw", m
     st = link.stats()
-    assert st["rx_units"] >= 4 and st["sessions"] >= 1 and len(st) == 32, st
+    assert st["rx_units"] >= 4 and st["sessions"] >= 1 and len(st) == 34, st
 print(f"python on {dev}: ok")
