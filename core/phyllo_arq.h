@@ -233,7 +233,8 @@ static inline bool phyllo_arq_has_deadline(const struct phyllo_arq *a)
 }
 
 /* Run the timers; returns milliseconds until the next call is needed
- * (at most 1000).
+ * (at most 1000, but for the next SYN while no peer answers: at most
+ * PHYLLO_ARQ_SYN_IDLE_MS).
  */
 uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms);
 /* Drop the session, report what was in flight as lost, start a handshake;

@@ -65,7 +65,8 @@ enum { OP2_SEND_A, OP2_SEND_B, OP2_TO_B, OP2_TO_A, OP2_ADVANCE, OP2_POLL_A, OP2_
 #define FZ_AHEAD_MAX 63		/* newest, ahead of it */
 #define FZ_HISTORY 16
 #define FZ_BURST_MAX 12
-#define FZ_POLL_MAX_MS 1000	/* phyllo_arq_poll(): "at most 1000" */
+/* phyllo_arq_poll(): at most 1000, or the next SYN while no peer answers */
+#define FZ_POLL_MAX_MS PHYLLO_ARQ_SYN_IDLE_MS
 /* Two stacks, after the script: the line made perfect for this long. */
 #define FZ_SETTLE_ROUNDS 200
 #define FZ_SETTLE_STEP_MS 100
