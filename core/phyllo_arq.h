@@ -45,7 +45,7 @@
 
 /*
  * The longest wait between SYNs while no peer answers, ms: the retries
- * double from rto_init_ms to rto_max_ms, then on to this bound, so a
+ * grow twofold from rto_init_ms to rto_max_ms, then on to this bound, so a
  * link with no peer sleeps; a peer that appears sends its own SYN and is
  * answered at once.
  */

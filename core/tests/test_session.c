@@ -190,7 +190,7 @@ static void arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart(void)
 }
 
 /* Finding (issue 24): with no peer, a SYN went out every rto_max_ms
- * forever. The retries now double on to PHYLLO_ARQ_SYN_IDLE_MS, and a
+ * forever. The retries now grow twofold on to PHYLLO_ARQ_SYN_IDLE_MS, and a
  * peer that appears is answered at once. */
 static void arq_syn_retries_back_off_with_no_peer(void)
 {
