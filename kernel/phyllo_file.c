@@ -494,8 +494,7 @@ static bool phyllo_rx_fail(size_t size)
 #endif
 
 /* The unit's one allocation, then an entry for each taker. */
-static struct phyllo_rxbuf *phyllo_rxbuf_alloc(struct phyllo_link *link,
-					       const struct phyllo_unit *u,
+static struct phyllo_rxbuf *phyllo_rxbuf_alloc(const struct phyllo_unit *u,
 					       u32 cost)
 {
 	size_t size = sizeof(struct phyllo_rxbuf) + u->len + 1;
@@ -594,7 +593,7 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 		return false;
 	}
 	if (takers) {
-		buf = phyllo_rxbuf_alloc(link, u, cost);
+		buf = phyllo_rxbuf_alloc(u, cost);
 		if (buf && !phyllo_rxents_alloc_locked(link)) {
 			kfree(buf);
 			buf = NULL;
