@@ -48,14 +48,24 @@ static void arq_fresh(bool handshake, uint8_t window)
 }
 
 /* Deliver a unit from the peer, then poll as every glue does. Receive
- * itself must never write: checked here for every unit of every case. */
+ * itself must never write: checked here for every unit of every case.
+ * *u points into the bytes received (u->data), so they are static: the
+ * case may read them until its next peer(). */
 static int peer(uint8_t seq, uint8_t ack, uint8_t flags, uint8_t type, uint32_t now,
 		struct phyllo_unit *u)
 {
-	uint8_t p[6] = { seq, ack, flags, type, 0xAB, 0xCD };
+	static uint8_t p[6];
 	struct phyllo_unit dummy;
 	unsigned int before = log_n;
-	int ret = phyllo_arq_receive(&a, p, sizeof(p), now, u ? u : &dummy);
+	int ret;
+
+	p[0] = seq;
+	p[1] = ack;
+	p[2] = flags;
+	p[3] = type;
+	p[4] = 0xAB;
+	p[5] = 0xCD;
+	ret = phyllo_arq_receive(&a, p, sizeof(p), now, u ? u : &dummy);
 
 	PTEST_EXPECT_EQ(log_n, before);
 	phyllo_arq_poll(&a, now);
