@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <kunit/visibility.h>
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,6 +37,10 @@
  * Constant tables an 8-bit MCU should keep in flash rather than in its
  * scarce RAM: declare them PHYLLO_ROM and read them with phyllo_rom_byte()
  * and phyllo_rom_word().
+ *
+ * PHYLLO_FAST_AVR: the AVR's hand-written fast paths (the CRC-32 loop)
+ * replace the portable C, which stays as their reference in the tests.
+ * -DPHYLLO_PORTABLE_ONLY builds the portable code alone.
  */
 #ifdef __AVR__
 #include <avr/pgmspace.h>
@@ -43,21 +48,16 @@
 #define PHYLLO_ROM_IS_FLASH 1
 #define phyllo_rom_byte(p) pgm_read_byte(p)
 #define phyllo_rom_word(p) pgm_read_word(p)
+#ifndef PHYLLO_PORTABLE_ONLY
+#define PHYLLO_FAST_AVR 1
+#endif
 #else
 #define PHYLLO_ROM
 #define PHYLLO_ROM_IS_FLASH 0
 #define phyllo_rom_byte(p) (*(p))
 #define phyllo_rom_word(p) (*(p))
 #endif
-
-/*
- * PHYLLO_FAST_AVR: the AVR's hand-written fast paths (the CRC-32 loop)
- * replace the portable C, which stays as their reference in the tests.
- * -DPHYLLO_PORTABLE_ONLY builds the portable code alone.
- */
-#if defined(__AVR__) && !defined(PHYLLO_PORTABLE_ONLY)
-#define PHYLLO_FAST_AVR 1
-#else
+#ifndef PHYLLO_FAST_AVR
 #define PHYLLO_FAST_AVR 0
 #endif
 
@@ -91,13 +91,10 @@ enum phyllo_err {
 
 /*
  * EXPORT_SYMBOL_IF_KUNIT(sym), right after a function (or object) the
- * kernel's KUnit suites call from their own module: the kernel's macro,
- * from the header the kernel build names (PHYLLO_EXPORT_HEADER, Kbuild);
- * everywhere else it declares nothing and costs nothing.
+ * kernel's KUnit suites call from their own module: the kernel's macro
+ * (<kunit/visibility.h>, above); everywhere else it declares nothing and
+ * costs nothing.
  */
-#ifdef PHYLLO_EXPORT_HEADER
-#include PHYLLO_EXPORT_HEADER
-#endif
 #ifndef EXPORT_SYMBOL_IF_KUNIT
 #define EXPORT_SYMBOL_IF_KUNIT(sym) _Static_assert(1, #sym)
 #endif

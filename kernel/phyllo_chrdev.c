@@ -383,7 +383,7 @@ void phyllo_chrdev_remove(struct phyllo_link *link)
 	if (link->unit < 0)
 		return;
 	if (link->dev)
-		device_destroy(&phyllo_class, MKDEV(MAJOR(phyllo_devt), link->unit));
+		device_unregister(link->dev);
 	link->dev = NULL;
 	mutex_lock(&phyllo_units_lock);
 	idr_remove(&phyllo_units, link->unit);

@@ -409,12 +409,16 @@ static void phyllo_file_lose_locked(struct phyllo_file *pf)
 static void phyllo_file_evict_locked(struct phyllo_file *pf)
 {
 	struct phyllo_rxent *old, *next;
+#ifdef PHYLLO_TRACE_HEADER
 	u8 type;
 	u16 len;
+#endif
 
 	old = list_first_entry(&pf->rxq, struct phyllo_rxent, node);
+#ifdef PHYLLO_TRACE_HEADER
 	type = old->buf->data[0];
 	len = old->buf->len - 1;
+#endif
 	if (old->reset_before) {
 		next = list_is_last(&old->node, &pf->rxq) ? NULL :
 		       list_next_entry(old, node);
@@ -428,7 +432,9 @@ static void phyllo_file_evict_locked(struct phyllo_file *pf)
 	phyllo_rxent_pop_locked(pf, old);
 	pf->link->gstats.rx_evictions++;
 	phyllo_file_lose_locked(pf);
+#ifdef PHYLLO_TRACE_HEADER
 	trace_phyllo_queue_drop(pf->link->unit, type, len, pf->rxq_units);
+#endif
 }
 
 /* The file with the largest charge, the unit's cost counted for takers. */
@@ -562,8 +568,10 @@ static void phyllo_file_drop_locked(struct phyllo_file *pf,
 {
 	lockdep_assert_held(&pf->link->lock);
 	phyllo_file_lose_locked(pf);
+#ifdef PHYLLO_TRACE_HEADER
 	trace_phyllo_queue_drop(pf->link->unit, u->type, u->len,
 				pf->rxq_units);
+#endif
 }
 
 /*
@@ -612,7 +620,9 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 	if (buf)
 		link->rxq_mem += cost - phyllo_rxent_cost();
 	phyllo_hold_end_locked(link, now);
+#ifdef PHYLLO_TRACE_HEADER
 	trace_phyllo_rx_unit(link->unit, u->type, u->len, claimed);
+#endif
 	if (!claimed)
 		link->gstats.rx_unclaimed++;
 	return true;

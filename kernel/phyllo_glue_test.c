@@ -2186,4 +2186,8 @@ kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
 /* One module with the core suites (phyllo_core_test.c): phyllo_kunit. */
 MODULE_DESCRIPTION("KUnit suites for the phyllo line discipline and its protocol core");
 MODULE_LICENSE("GPL");
+#ifdef PHYLLO_NS_TOKEN
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#else
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+#endif

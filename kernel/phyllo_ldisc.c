@@ -13,7 +13,8 @@
  *     device, kills the link, forgets the tty and drops the reference.
  *  4. Module parameters are read-only and checked at load: the settings
  *     a new link starts with. Each link's own settings are its config
- *     (ioctl, sysfs). The line discipline is N_DEVELOPMENT (29).
+ *     (ioctl, sysfs). The line discipline is N_PHYLLO; out of tree,
+ *     where <linux/tty.h> has no N_PHYLLO, it is N_DEVELOPMENT (29).
  *  5. set_termios (termios_rwsem held) gives the link its line speed.
  */
 #include <linux/capability.h>
@@ -24,6 +25,10 @@
 #include <linux/uaccess.h>
 
 #include "phyllo_link.h"
+
+#ifndef N_PHYLLO
+#define N_PHYLLO N_DEVELOPMENT
+#endif
 
 /*
  * The module parameters are the settings a new link starts with. They
@@ -150,20 +155,25 @@ static void phyllo_ldisc_hangup(struct tty_struct *tty)
 		phyllo_link_kill(link);
 }
 
+#ifdef PHYLLO_OLD_TTY_HOOKS
 static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
-				     const PHYLLO_TTY_FLAG *fp,
-				     PHYLLO_TTY_COUNT count)
+				     const char *fp, int count)
+#else
+static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
+				     const u8 *fp, size_t count)
+#endif
 {
 	struct phyllo_link *link = tty->disc_data;
 
 	if (link && count > 0)
 		phyllo_link_receive(link, cp, (const char *)fp, count);
 	/*
-	 * A pty's writer waits for room in this side's buffer, and only its
-	 * reader's line discipline says when there is some: n_tty calls
-	 * tty_wakeup() on the other end as it takes bytes in. The bytes are
-	 * taken, so do the same, or a writer blocked on a full buffer (8 KiB)
-	 * sleeps until something else wakes it.
+	 * A pty's writer waits for room in this side's buffer, and only the
+	 * reader's line discipline knows when there is some: n_tty calls
+	 * tty_wakeup() on the other end as it takes bytes in
+	 * (n_tty_check_unthrottle()). This line discipline takes every byte
+	 * it is given, so it does the same, or a writer blocked on a full
+	 * buffer sleeps until something else wakes it.
 	 */
 	if (tty->driver->type == TTY_DRIVER_TYPE_PTY && tty->link)
 		tty_wakeup(tty->link);
@@ -220,11 +230,6 @@ static struct tty_ldisc_ops phyllo_ldisc = {
 	.write_wakeup = phyllo_ldisc_write_wakeup,
 };
 
-/*
- * tty_register_ldisc() replaces whatever holds the slot and unregistering
- * empties it, and every number but N_DEVELOPMENT belongs to an in-tree
- * line discipline: no other number is offered.
- */
 static int __init phyllo_init(void)
 {
 	struct phyllo_link_config cfg;
@@ -244,7 +249,7 @@ static int __init phyllo_init(void)
 	ret = phyllo_chrdev_init();
 	if (ret)
 		goto out_wq;
-	phyllo_ldisc.num = N_DEVELOPMENT;
+	phyllo_ldisc.num = N_PHYLLO;
 	ret = tty_register_ldisc(&phyllo_ldisc);
 	if (!ret)
 		return 0;
@@ -266,4 +271,4 @@ module_exit(phyllo_exit);
 
 MODULE_DESCRIPTION("Phyllo serial protocol line discipline");
 MODULE_LICENSE("GPL");
-MODULE_ALIAS_LDISC(N_DEVELOPMENT);
+MODULE_ALIAS_LDISC(N_PHYLLO);

@@ -35,15 +35,21 @@
 
 #include "phyllo_link.h"
 
+#ifdef PHYLLO_TRACE_HEADER
 #define CREATE_TRACE_POINTS
 #include "phyllo_events.h"
+#endif
 
 /* The link work: timers and write wakeups of every link. */
 static struct workqueue_struct *phyllo_wq;
 
 int phyllo_link_wq_init(void)
 {
+#ifdef PHYLLO_NO_WQ_PERCPU
+	phyllo_wq = alloc_workqueue("phyllo", WQ_HIGHPRI, 0);
+#else
 	phyllo_wq = alloc_workqueue("phyllo", WQ_HIGHPRI | WQ_PERCPU, 0);
+#endif
 	return phyllo_wq ? 0 : -ENOMEM;
 }
 
@@ -52,10 +58,12 @@ void phyllo_link_wq_exit(void)
 	destroy_workqueue(phyllo_wq);
 }
 
+#ifdef PHYLLO_TRACE_HEADER
 int phyllo_trace_unit(const void *ctx)
 {
 	return READ_ONCE(((const struct phyllo_link *)ctx)->unit);
 }
+#endif
 
 int phyllo_err_to_errno(int err)
 {
@@ -277,8 +285,13 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 	init_waitqueue_head(&link->wwait);
 	INIT_LIST_HEAD(&link->files);
 	INIT_WORK(&link->work, phyllo_link_work);
+#ifdef PHYLLO_NO_HRTIMER_SETUP
+	hrtimer_init(&link->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	link->timer.function = phyllo_link_timer;
+#else
 	hrtimer_setup(&link->timer, phyllo_link_timer, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL);
+#endif
 	link->unit = -1;
 	link->clock = phyllo_now_ms;
 	ret = kfifo_alloc(&link->txfifo, PHYLLO_TX_FIFO, GFP_KERNEL);
@@ -445,9 +458,14 @@ static void phyllo_link_flush_locked(struct phyllo_link *link)
 		done = tty->ops->write(tty, link->bounce, n);
 		if (done <= 0)
 			return;
-		/* Discard what the tty took (6.1 has no kfifo_skip_count). */
 		link->fifo_out += done;
-		if (kfifo_out(&link->txfifo, link->bounce, done) < n)
+#ifdef PHYLLO_NO_KFIFO_SKIP_COUNT
+		/* Discard what the tty took, by copying it out. */
+		done = kfifo_out(&link->txfifo, link->bounce, done);
+#else
+		kfifo_skip_count(&link->txfifo, done);
+#endif
+		if (done < n)
 			return;
 	}
 	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
@@ -456,21 +474,25 @@ static void phyllo_link_flush_locked(struct phyllo_link *link)
 /* What the core says happened; a reset is reported to every file. */
 static u8 phyllo_link_events_locked(struct phyllo_link *link)
 {
-	const struct phyllo_stats *st = &link->stack.stats;
 	u8 ev = phyllo_stack_take_events(&link->stack);
+#ifdef PHYLLO_TRACE_HEADER
+	const struct phyllo_stats *st = &link->stack.stats;
+#endif
 
 	lockdep_assert_held(&link->lock);
 
-	if (ev & PHYLLO_EV_RESET) {
+	if (ev & PHYLLO_EV_RESET)
 		phyllo_link_reset_locked(link);
+#ifdef PHYLLO_TRACE_HEADER
+	if (ev & PHYLLO_EV_RESET)
 		trace_phyllo_session(link->unit, true,
 				     link->session_base + st->sessions,
 				     link->lost_base + st->tx_reset_lost);
-	}
 	if (ev & PHYLLO_EV_OPEN)
 		trace_phyllo_session(link->unit, false,
 				     link->session_base + st->sessions,
 				     link->lost_base + st->tx_reset_lost);
+#endif
 	return ev;
 }
 

@@ -37,8 +37,8 @@
 #include <linux/tty.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <kunit/visibility.h>
 
-#include "phyllo_compat.h"
 #include "phyllo_stack.h"
 #include "phyllo.h"
 

@@ -23,7 +23,7 @@ mkdir -p "$t"
 dpkg-deb -x "$deb" "$t/root"
 ver=$(dpkg-deb -f "$deb" Version)
 src=$t/root/usr/src/phyllo-$ver
-for f in dkms.conf Kbuild kernel/phyllo_ldisc.c kernel/phyllo_compat.h core/phyllo_stack.c uapi/phyllo.h; do
+for f in dkms.conf Kbuild kernel/phyllo_ldisc.c kernel/phyllo_compat.mk core/phyllo_stack.c uapi/phyllo.h; do
 	[ -f "$src/$f" ] || { echo "dkms-short: the package has no $f" >&2; exit 1; }
 done
 [ -f "$t/root/usr/include/linux/phyllo.h" ] || { echo "dkms-short: no /usr/include/linux/phyllo.h" >&2; exit 1; }
