@@ -4,7 +4,9 @@
  * the guest (tests/bench/icount-guest.sh), on one path under test:
  *
  *   bench-app sink|rtt PATH COUNT [--pause-ms MS] [--window W] [--rt]
- *             [--cpu C] [--samples FILE]
+ *             [--cpu C] [--samples FILE] [--sub I] [--from-ms A --to-ms B]
+ *   bench-app route TTY READERS --from-ms A --to-ms B
+ *   bench-app now | until MS
  *
  * PATH is /dev/phylloN (the line discipline runs the protocol) or a tty
  * (libphyllo runs the same core in this process, on n_tty).
@@ -25,6 +27,23 @@
  * latencies' p50/p99/p99.9/max in microseconds (rtt), the process's CPU
  * time (user + system, both threads); --samples writes every latency.
  * Exits 1 on a lost, wrong or late (5 s) unit.
+ *
+ * The scaling series (icount-scale.sh) adds:
+ *   --from-ms A --to-ms B: a window on CLOCK_MONOTONIC (absolute ms, as
+ *         `bench-app now` prints): COUNT is ignored; sink counts the units
+ *         read in [A, B), rtt times the round trips started in it, and
+ *         both go on until B + LINGER_MS, so that the process is still
+ *         alive when the script reads every task's CPU time at B.
+ *   --sub I: reader I's subscription of the series' overlapping mix
+ *         (sub_mix()): all units, type 0x60, topic prefix "ec", topic
+ *         "echo", in turn; every pub-sub unit on topic "echo" matches all.
+ *   route: the userspace answer to several readers: this process runs the
+ *         protocol on TTY (libphyllo) and hands each unit to READERS
+ *         child processes, each over its own SOCK_SEQPACKET pair, by the
+ *         same subscription mix (a router's filter); a full socket loses
+ *         the unit for that reader (counted). Prints the units the
+ *         readers read in the window, summed.
+ *   now: prints CLOCK_MONOTONIC in ms; until MS: sleeps until then.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -37,6 +56,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,17 +65,23 @@
 #define TIMEOUT_MS 5000
 #define UNIT_LEN 16
 #define UNIT_TYPE 0x10
+#define LINGER_MS 300
+#define PUBSUB_TYPE 0x60
 
 struct bench {
 	const char *mode, *path, *samples;
 	unsigned long count, pause_ms, window;
-	int rt, cpu;
+	int rt, cpu, sub;	/* sub: -1, or reader I of sub_mix() */
+	double from_us, to_us;	/* the window; to_us 0: none */
+	unsigned long readers;	/* route */
 	struct phyllo *h;
 	int sock[2];	/* --rt: [0] the application's end, [1] the daemon's */
 	double *lat_us;
+	int *route_fd;		/* route: each reader's socket */
+	unsigned long units, lost;	/* route: units received, lost */
 };
 
-static void die(const char *what, int err)
+static void __attribute__((noreturn)) die(const char *what, int err)
 {
 	fprintf(stderr, "bench-app: %s: %s\n", what, err ? strerror(err) : "failed");
 	exit(1);
@@ -79,6 +105,62 @@ static void pin(int cpu)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		die("sched_setaffinity", errno);
+}
+
+/* Reader i of the series' mix: a type, a topic prefix, or all units. */
+struct sub_spec {
+	uint8_t type;
+	const char *prefix;
+};
+
+static struct sub_spec sub_mix(int i)
+{
+	static const struct sub_spec mix[] = {
+		{ 0, NULL }, { PUBSUB_TYPE, NULL }, { 0, "ec" }, { 0, "echo" },
+	};
+
+	return mix[i % 4];
+}
+
+static void sub_apply(struct phyllo *h, int i)
+{
+	struct sub_spec s;
+	int err = 0;
+
+	if (i < 0)
+		return;
+	s = sub_mix(i);
+	if (s.type)
+		err = phyllo_subscribe_type(h, s.type);
+	else if (s.prefix)
+		err = phyllo_subscribe(h, s.prefix);
+	if (err < 0)
+		die("subscribe", -err);
+}
+
+/* The router's filter: what the kernel's subscription does per file. */
+static int sub_matches(int i, const struct phyllo_message *m)
+{
+	struct sub_spec s = sub_mix(i);
+
+	if (s.type)
+		return m->type == s.type;
+	if (s.prefix)
+		return m->is_pubsub && !strncmp(m->topic, s.prefix, strlen(s.prefix));
+	return 1;
+}
+
+static int in_window(const struct bench *b, double t)
+{
+	return t >= b->from_us && t < b->to_us;
+}
+
+/* Milliseconds to wait from now for end, at least 1, at most the timeout. */
+static int wait_ms(double end)
+{
+	double ms = (end - now_us()) / 1e3 + 1;
+
+	return ms < 1 ? 1 : ms > TIMEOUT_MS ? TIMEOUT_MS : (int)ms;
 }
 
 /* The daemon thread: the link's only user, at real-time priority. */
@@ -200,6 +282,140 @@ static void run_rtt(struct bench *b)
 	free(sent);
 }
 
+/* sink in a window: every unit read, those read in [from, to) counted. */
+static void run_sink_window(struct bench *b)
+{
+	uint8_t buf[256];
+	double end = b->to_us + LINGER_MS * 1e3;
+	unsigned long got = 0;
+
+	while (now_us() < end)
+		if (app_recv(b, buf, wait_ms(end)) && in_window(b, now_us()))
+			got++;
+	b->count = got;
+}
+
+/* Stop-and-wait round trips until the window's end; those started in it timed. */
+static void run_rtt_window(struct bench *b)
+{
+	uint8_t unit[UNIT_LEN] = { 0 }, buf[256];
+	double end = b->to_us + LINGER_MS * 1e3, t0;
+	unsigned long tx, tag, n = 0, cap = 1UL << 16;
+
+	free(b->lat_us);
+	b->lat_us = calloc(cap, sizeof(double));
+	if (!b->lat_us)
+		die("calloc", ENOMEM);
+	for (tx = 0; (t0 = now_us()) < end; tx++) {
+		memcpy(unit, &tx, sizeof(tx));
+		app_send(b, unit);
+		if (app_recv(b, buf, TIMEOUT_MS) != UNIT_LEN)
+			die("rtt: no echo of the right size within 5 s", ETIMEDOUT);
+		memcpy(&tag, buf, sizeof(tag));
+		if (tag != tx)
+			die("rtt: echo out of order", EBADMSG);
+		if (in_window(b, t0) && n < cap)
+			b->lat_us[n++] = now_us() - t0;
+	}
+	b->count = n;
+}
+
+/* A router's reader: counts what it reads in the window, then tells how many. */
+static void __attribute__((noreturn)) route_child(struct bench *b, int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	double end = b->to_us + LINGER_MS * 1e3;
+	unsigned long got = 0;
+	uint8_t buf[256];
+	ssize_t n;
+
+	while (now_us() < end) {
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0 && in_window(b, now_us()))
+			got++;
+		else if (n < 0 && errno == EAGAIN)
+			poll(&p, 1, wait_ms(end));
+		else if (n <= 0)
+			die("reader recv", errno);
+	}
+	if (send(fd, &got, sizeof(got), 0) != sizeof(got))
+		die("reader send", errno);
+	/* until the router has the count: closing first would reset it */
+	while (recv(fd, buf, sizeof(buf), 0) > 0)
+		;
+	_exit(0);
+}
+
+/* The readers first, before the router opens the tty. */
+static void route_fork(struct bench *b)
+{
+	unsigned long i;
+	int sv[2];
+
+	b->route_fd = calloc(b->readers, sizeof(int));
+	if (!b->route_fd)
+		die("calloc", ENOMEM);
+	for (i = 0; i < b->readers; i++) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
+			die("socketpair", errno);
+		switch (fork()) {
+		case -1:
+			die("fork", errno);
+		case 0:
+			close(sv[0]);
+			route_child(b, sv[1]);
+		default:
+			break;
+		}
+		close(sv[1]);
+		b->route_fd[i] = sv[0];
+	}
+}
+
+/* One unit to every reader whose subscription matches it. */
+static void route_unit(struct bench *b, const struct phyllo_message *m)
+{
+	unsigned long i;
+
+	for (i = 0; i < b->readers; i++) {
+		if (!sub_matches((int)i, m))
+			continue;
+		if (send(b->route_fd[i], m->unit, m->unit_len, MSG_DONTWAIT) >= 0)
+			continue;
+		if (errno != EAGAIN)
+			die("router send", errno);
+		b->lost++;
+	}
+}
+
+static void run_route(struct bench *b)
+{
+	double end = b->to_us + LINGER_MS * 1e3;
+	struct phyllo_message m;
+	unsigned long i, got;
+	int err;
+
+	while (now_us() < end) {
+		err = phyllo_recv(b->h, &m, wait_ms(end) < 100 ? wait_ms(end) : 100);
+		if (err == -EAGAIN || err == -ETIMEDOUT)
+			continue;
+		if (err < 0)
+			die("router phyllo_recv", -err);
+		route_unit(b, &m);
+		if (in_window(b, now_us()))
+			b->units++;
+	}
+	b->count = 0;
+	for (i = 0; i < b->readers; i++) {
+		if (recv(b->route_fd[i], &got, sizeof(got), 0) != sizeof(got))
+			die("router: a reader's count", errno);
+		b->count += got;
+		close(b->route_fd[i]);
+	}
+	while (wait(NULL) > 0)
+		;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -227,6 +443,8 @@ static void report(struct bench *b, double wall_us)
 	      ru.ru_stime.tv_usec;
 	qsort(b->lat_us, n, sizeof(double), cmp_double);
 	printf("{\"count\":%lu,\"app_cpu_us\":%.0f,\"wall_us\":%.0f", b->count, cpu, wall_us);
+	if (b->readers)
+		printf(",\"router_units\":%lu,\"router_lost\":%lu", b->units, b->lost);
 	if (n)
 		printf(",\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f",
 		       pct(b->lat_us, n, 0.5), pct(b->lat_us, n, 0.99),
@@ -242,13 +460,36 @@ static void report(struct bench *b, double wall_us)
 	fclose(f);
 }
 
+static void parse_opt(struct bench *b, const char *opt, const char *val)
+{
+	if (!strcmp(opt, "--pause-ms"))
+		b->pause_ms = strtoul(val, NULL, 10);
+	else if (!strcmp(opt, "--window"))
+		b->window = strtoul(val, NULL, 10);
+	else if (!strcmp(opt, "--cpu"))
+		b->cpu = atoi(val);
+	else if (!strcmp(opt, "--samples"))
+		b->samples = val;
+	else if (!strcmp(opt, "--sub"))
+		b->sub = atoi(val);
+	else if (!strcmp(opt, "--from-ms"))
+		b->from_us = strtod(val, NULL) * 1e3;
+	else if (!strcmp(opt, "--to-ms"))
+		b->to_us = strtod(val, NULL) * 1e3;
+	else
+		die(opt, EINVAL);
+}
+
 static void parse(struct bench *b, int argc, char **argv)
 {
 	int i;
 
-	if (argc < 4 || (strcmp(argv[1], "sink") && strcmp(argv[1], "rtt")))
+	if (argc < 4 || (strcmp(argv[1], "sink") && strcmp(argv[1], "rtt") &&
+			 strcmp(argv[1], "route")))
 		die("usage: bench-app sink|rtt PATH COUNT [--pause-ms MS] [--window W] "
-		    "[--rt] [--cpu C] [--samples FILE]", EINVAL);
+		    "[--rt] [--cpu C] [--samples FILE] [--sub I] [--from-ms A --to-ms B]; "
+		    "bench-app route TTY READERS --from-ms A --to-ms B; "
+		    "bench-app now | until MS", EINVAL);
 	b->mode = argv[1];
 	b->path = argv[2];
 	b->count = strtoul(argv[3], NULL, 10);
@@ -257,34 +498,54 @@ static void parse(struct bench *b, int argc, char **argv)
 			b->rt = 1;
 		else if (i + 1 >= argc)
 			die(argv[i], EINVAL);
-		else if (!strcmp(argv[i], "--pause-ms"))
-			b->pause_ms = strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--window"))
-			b->window = strtoul(argv[++i], NULL, 10);
-		else if (!strcmp(argv[i], "--cpu"))
-			b->cpu = atoi(argv[++i]);
-		else if (!strcmp(argv[i], "--samples"))
-			b->samples = argv[++i];
-		else
-			die(argv[i], EINVAL);
+		else {
+			parse_opt(b, argv[i], argv[i + 1]);
+			i++;
+		}
 	}
 	if (!b->count || !b->window)
 		die("COUNT and --window must be at least 1", EINVAL);
+	if (!strcmp(b->mode, "route")) {
+		b->readers = b->count;
+		if (!b->to_us)
+			die("route needs --from-ms and --to-ms", EINVAL);
+	}
+	if (b->to_us && (b->window != 1 || b->rt || b->pause_ms))
+		die("a window runs stop-and-wait, without --rt or --pause-ms", EINVAL);
+}
+
+/* bench-app now | until MS: the clock of the windows. */
+static int clock_cmd(int argc, char **argv)
+{
+	double until, left;
+
+	if (!strcmp(argv[1], "now")) {
+		printf("%.0f\n", now_us() / 1e3);
+		return 0;
+	}
+	until = argc > 2 ? strtod(argv[2], NULL) * 1e3 : 0;
+	while ((left = until - now_us()) > 0)
+		usleep((useconds_t)left);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct bench b = { .window = 1, .cpu = -1 };
+	struct bench b = { .window = 1, .cpu = -1, .sub = -1 };
 	struct phyllo_options o;
 	pthread_t daemon;
 	double t0;
 	int err;
 
+	if (argc >= 2 && (!strcmp(argv[1], "now") || !strcmp(argv[1], "until")))
+		return clock_cmd(argc, argv);
 	parse(&b, argc, argv);
 	pin(b.cpu);
 	b.lat_us = calloc(b.count, sizeof(double));
 	if (!b.lat_us)
 		die("calloc", ENOMEM);
+	if (b.readers)
+		route_fork(&b);
 	phyllo_options_init(&o);
 	o.queue = 4096;
 	err = phyllo_open(&b.h, b.path, &o);
@@ -293,12 +554,19 @@ int main(int argc, char **argv)
 	err = phyllo_wait_up(b.h, TIMEOUT_MS);
 	if (err < 0)
 		die("phyllo_wait_up", -err);
+	sub_apply(b.h, b.sub);
 	if (b.rt && socketpair(AF_UNIX, SOCK_SEQPACKET, 0, b.sock))
 		die("socketpair", errno);
 	if (b.rt && (err = pthread_create(&daemon, NULL, daemon_main, &b)))
 		die("pthread_create", err);
 	t0 = now_us();
-	if (!strcmp(b.mode, "sink"))
+	if (b.readers)
+		run_route(&b);
+	else if (b.to_us && !strcmp(b.mode, "sink"))
+		run_sink_window(&b);
+	else if (b.to_us)
+		run_rtt_window(&b);
+	else if (!strcmp(b.mode, "sink"))
 		run_sink(&b);
 	else
 		run_rtt(&b);
