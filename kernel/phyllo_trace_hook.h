@@ -19,8 +19,10 @@
 
 /* A NULL context (the core's own KUnit suites) is never traced. */
 #define PHYLLO_TRACE(ctx, point, a, b) do { \
-	if (ctx) \
-		PHYLLO_TRACE_##point(ctx, a, b); \
+	const void *trace_ctx_ = (ctx); \
+	\
+	if (trace_ctx_) \
+		PHYLLO_TRACE_##point(trace_ctx_, a, b); \
 } while (0)
 
 #endif /* PHYLLO_TRACE_HOOK_H */
