@@ -27,10 +27,13 @@
 #                the package's contents, and dkms.conf's MAKE line run as
 #                DKMS runs it against 6.1's and 6.12's headers
 #   deb          build/dkms/phyllo-dkms_<version>_all.deb
-#   upstream     the driver laid into a copy of linux-source-6.12 as it
-#                would be submitted (drivers/tty/phyllo/, Kconfig, uapi,
-#                Documentation/ RST and ABI; tests/kernel/upstream.sh),
-#                built there W=1 as a module and built in; docs checked
+#   upstream     the driver as a patch series against linux-source-6.12
+#                (build/upstream/series/, tests/kernel/upstream.sh): git am
+#                one patch at a time, each checkpatch --strict clean and
+#                built W=1 (a module and built in); docs checked
+#   upstream-boot  (not in check: a kernel build) the series' kernel,
+#                tinyconfig with the driver built in, under qemu:
+#                ldattach N_PHYLLO and 1,000 units (upstream-boot.sh)
 
 ARM_KERNELS ?= arm64-6.1 arm64-6.12 armmp-6.1 armmp-6.12 armmp-lpae-6.1 armmp-lpae-6.12
 KERNELS ?= 6.1 6.12 unstable $(ARM_KERNELS)
@@ -39,7 +42,7 @@ KUNIT_KERNELS ?= 6.1 6.12
 
 CHECK_TARGETS += module upstream kunit test-kernel test-qemu test-dkms
 
-.PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short deb upstream
+.PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short deb upstream upstream-boot
 
 module:
 	@scripts/deps.sh kernel qemu kernels arm
@@ -82,3 +85,7 @@ test-dkms-short:
 upstream:
 	@scripts/deps.sh kernel kernels
 	tests/kernel/upstream.sh $(BUILD)
+
+upstream-boot: upstream $(HOST)/phyllo
+	@scripts/deps.sh qemu
+	tests/kernel/upstream-boot.sh $(BUILD) 1000

@@ -9,7 +9,11 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 run=$(sed -n 's/.*phyllo\.run=\([^ ]*\).*/\1/p' /proc/cmdline)
-if insmod /lib/phyllo.ko; then
+# (a kernel with the driver built in has no phyllo.ko)
+if [ ! -e /lib/phyllo.ko ] && [ -d /sys/module/phyllo ]; then
+	echo "qemu-guest: phyllo built in"
+fi
+if [ ! -e /lib/phyllo.ko ] || insmod /lib/phyllo.ko; then
 	sh "$run"
 	rc=$?
 else
