@@ -53,12 +53,20 @@ apt_in() {
 	DEBIAN_FRONTEND=noninteractive in_root apt-get -q -o DPkg::Lock::Timeout=900 "$@"
 }
 
+# A new chroot (debootstrap and the first install) says so, and how long
+# the last new one took (cold.sh: NAME/.phyllo-cold, else another
+# chroot's).
+. "$here/cold.sh"
+cold=
 if [ ! -f "$root/.phyllo-debootstrapped" ]; then
 	command -v debootstrap >/dev/null || {
 		echo "debian-chroot: debootstrap missing (apt-get install debootstrap)" >&2
 		exit 1
 	}
 	mirror=$("$here/../tests/kernel/debian-apt.sh" --mirror)
+	cold=1
+	cold_begin "$name: the Debian $suite chroot" "$top/.phyllo-cold" \
+		"${top%/*}/*/.phyllo-cold"
 	echo "$name: debootstrap $suite from the host's archive into $root" >&2
 	rm -rf "$root"
 	mkdir -p "$top"
@@ -85,4 +93,5 @@ if [ ! -f "$stamp" ] || { [ -n "$daily" ] && [ -n "$(find "$stamp" -mtime +0)" ]
 	}
 	touch "$stamp"
 fi
+[ -z "$cold" ] || cold_end
 echo "$root"

@@ -28,6 +28,11 @@ if [ ! -f "$dir/disk.img" ]; then
 	log=$dir/build.log
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	# It says so, and how long the last one took (scripts/cold.sh; the
+	# record of an earlier key's disk, since this key's is new).
+	. "$here/../../scripts/cold.sh"
+	cold_begin "guest-root: the Debian 12 guest disk (systemd, dkms, 6.1)" \
+		"$dir/.phyllo-cold" "${dir%/*}/*/.phyllo-cold"
 	echo "guest-root: debootstrap bookworm from $mirror into $root (log: $log)" >&2
 	in_root() {
 		unshare -m --propagation private sh -c '
@@ -75,6 +80,7 @@ if [ ! -f "$dir/disk.img" ]; then
 	mkfs.ext4 -q -F -L phyllo -d "$root" "$dir/disk.img.tmp" 6G >>"$log" 2>&1
 	mv "$dir/disk.img.tmp" "$dir/disk.img"
 	rm -rf "$root"
+	cold_end
 fi
 echo "disk=$dir/disk.img"
 echo "vmlinuz=$dir/vmlinuz"

@@ -29,6 +29,10 @@ mkdir -p "${d%/*}"
 exec 9>"$d.lock"
 flock 9
 if [ ! -f "$d/.phyllo-unpacked" ]; then
+	# It says so, and how long the last fetch for DEBARCH took (cold.sh).
+	. "$here/../../scripts/cold.sh"
+	cold_begin "arm-userland: the $arch userland" "$d/.phyllo-cold" \
+		"$cache/debian/userland-$arch-*/.phyllo-cold"
 	echo "arm-userland: fetching$q" >&2
 	rm -rf "$d.tmp"
 	mkdir -p "$d.tmp/debs" "$d.tmp/root"
@@ -40,5 +44,6 @@ if [ ! -f "$d/.phyllo-unpacked" ]; then
 	rm -rf "$d.tmp/debs" "$d"
 	touch "$d.tmp/.phyllo-unpacked"
 	mv "$d.tmp" "$d"
+	cold_end
 fi
 echo "$d/root"

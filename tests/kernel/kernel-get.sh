@@ -36,13 +36,18 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}
 name=$1
+. "$here/../../scripts/cold.sh"
 
 # unpack DIR CMD...: run CMD in a fresh download folder (it fetches .debs),
 # then dpkg-deb -x each into DIR/root; once per DIR.
+# A first fetch says so, and how long the last one of NAME took
+# (scripts/cold.sh).
 unpack() {
 	d=$1
 	shift
 	[ -f "$d/.phyllo-unpacked" ] && return 0
+	cold_begin "kernel-get: the packages of $name" "$d/.phyllo-cold" \
+		"${d%/*}/$name-*/.phyllo-cold"
 	rm -rf "$d.tmp"
 	mkdir -p "$d.tmp/debs" "$d.tmp/root"
 	(cd "$d.tmp/debs" && "$@")
@@ -52,6 +57,7 @@ unpack() {
 	rm -rf "$d.tmp/debs" "$d"
 	touch "$d.tmp/.phyllo-unpacked"
 	mv "$d.tmp" "$d"
+	cold_end
 }
 
 # The facts every name shares; the ARM case overrides them.

@@ -14,6 +14,7 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -gt 0 ] || set -- 6.1
 jobs=${KUNIT_JOBS:-$(nproc)}
+. "$here/../../scripts/cold.sh"
 for name in "$@"; do
 	top=$("$here/kernel-tree.sh" "$name")
 	build=$top/kunit
@@ -22,9 +23,15 @@ for name in "$@"; do
 	# A kernel's own additions: kunitconfig-<name>, when there is one.
 	extra=
 	[ -f "$here/kunitconfig-$name" ] && extra=--kunitconfig="$here/kunitconfig-$name"
+	# A first build says so, and how long the last one took (cold.sh).
+	cold=
+	[ -x "$build/linux" ] || cold=1
+	[ -z "$cold" ] || cold_begin "kunit: the UML $name kernel, built and run" \
+		"$build/.phyllo-cold" "${top%/*}/linux-$name-*/kunit/.phyllo-cold"
 	(cd "$top/src" && python3 tools/testing/kunit/kunit.py run --build_dir="$build" \
 		--kunitconfig="$here/kunitconfig" $extra --make_options CC="ccache gcc" \
 		--jobs "$jobs" --timeout 600) | tee "$build/kunit-run.txt"
+	[ -z "$cold" ] || cold_end
 	grep -q "Testing complete. Ran [0-9]* tests: passed: [0-9]*$" "$build/kunit-run.txt" || {
 		echo "kunit: $name: not every test passed" >&2
 		exit 1

@@ -25,10 +25,18 @@ if ! cmp -s "$here/uml.config" "$uml/.phyllo-config"; then
 	done
 	cp "$here/uml.config" "$uml/.phyllo-config"
 fi
+# A first build says so, and how long the last first build took
+# (scripts/cold.sh: uml/.phyllo-cold, also in another version's tree).
+cold=
+[ -x "$uml/linux" ] || cold=1
+. "$here/../../scripts/cold.sh"
+[ -z "$cold" ] || cold_begin "uml-build: the UML 6.1 kernel of make test-kernel" \
+	"$uml/.phyllo-cold" "${top%/*}/linux-6.1-*/uml/.phyllo-cold"
 mk -j"$jobs" all >"$uml/build.log" 2>&1 || {
 	tail -40 "$uml/build.log" >&2
 	exit 1
 }
+[ -z "$cold" ] || cold_end
 "$here/kmod.sh" "$build/kmod/uml" "$uml" ARCH=um CC="ccache gcc" \
 	>"$build/kmod-uml.log" 2>&1 || { cat "$build/kmod-uml.log" >&2; exit 1; }
 if grep -iE 'warning|error' "$build/kmod-uml.log"; then

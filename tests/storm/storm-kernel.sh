@@ -47,10 +47,18 @@ if ! cmp -s "$frag" "$out/.storm-config"; then
 	done
 	cp "$frag" "$out/.storm-config"
 fi
+# A first build says so, and how long the last first build took
+# (scripts/cold.sh: storm-<hash>/.phyllo-cold, or another variant's).
+cold=
+[ -f "$out/arch/x86/boot/bzImage" ] || cold=1
+. "$repo/scripts/cold.sh"
+[ -z "$cold" ] || cold_begin "storm-kernel: the x86_64 $san debug kernel" \
+	"$out/.phyllo-cold" "${top%/*}/linux-6.1-*/storm-*/.phyllo-cold"
 start=$(date +%s)
 mk -j"${KBUILD_JOBS:-2}" all >"$out/build.log" 2>&1 || {
 	tail -40 "$out/build.log" >&2
 	exit 1
 }
+[ -z "$cold" ] || cold_end
 echo "storm-kernel: $san $out ready in $(($(date +%s) - start)) s" >&2
 echo "$out"
