@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <linux/export.h>
 #include <kunit/visibility.h>
 #else
 #include <stdbool.h>

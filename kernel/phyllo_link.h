@@ -37,6 +37,7 @@
 #include <linux/tty.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/export.h>
 #include <kunit/visibility.h>
 
 #include "phyllo_stack.h"
