@@ -10,7 +10,10 @@
 # guest's result lines to OUT.txt; its console goes to OUT.console.
 # BENCH_N (units per run, default 400), BENCH_NHOG (with the hogs, 200),
 # BENCH_SCEN, BENCH_PATHS (comma lists) narrow it; BENCH_TRACE (0, 1, 3:
-# icount-guest.sh) adds counters and traces.
+# icount-guest.sh) adds counters and traces. BENCH_RUN=scale runs the
+# scaling series instead (icount-scale.sh; BENCH_LINKS, BENCH_READERS:
+# comma lists of points, "none" for no series; BENCH_WIN: its window in
+# virtual ms; BENCH_PATHS).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
@@ -22,8 +25,16 @@ trap 'rm -rf "$work"' EXIT
 
 "$top/tests/qemu/mkinitramfs.sh" "$work/initrd.gz" "$top/tests/qemu/guest-init.sh" \
 	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
-	"$build/host/bench-app:/bin/bench-app" "$top/tests/bench/icount-guest.sh:/bench.sh"
+	"$build/host/bench-app:/bin/bench-app" "$top/tests/bench/icount-guest.sh:/bench.sh" \
+	"$top/tests/bench/icount-scale.sh:/scale.sh"
+run=/bench.sh
 extra=""
+if [ "${BENCH_RUN:-}" = scale ]; then
+	run=/scale.sh
+	[ -z "${BENCH_LINKS:-}" ] || extra="$extra phyllo.links=$BENCH_LINKS"
+	[ -z "${BENCH_READERS:-}" ] || extra="$extra phyllo.readers=$BENCH_READERS"
+	[ -z "${BENCH_WIN:-}" ] || extra="$extra phyllo.win=$BENCH_WIN"
+fi
 [ -z "${BENCH_SCEN:-}" ] || extra="$extra phyllo.scen=$BENCH_SCEN"
 [ -z "${BENCH_PATHS:-}" ] || extra="$extra phyllo.paths=$BENCH_PATHS"
 [ -z "${BENCH_TRACE:-}" ] || extra="$extra phyllo.trace=$BENCH_TRACE"
@@ -33,7 +44,7 @@ mkdir -p "$(dirname "$out")"
 qemu-system-x86_64 -accel tcg -icount "shift=$shift,sleep=off" -m 512M -smp 1 \
 	-rtc base=2026-01-01T00:00:00,clock=vm \
 	-display none -no-reboot -kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet nokaslr norandmaps phyllo.run=/bench.sh phyllo.n=${BENCH_N:-400} phyllo.nhog=${BENCH_NHOG:-200}$extra" \
+	-append "console=ttyS0 panic=-1 quiet nokaslr norandmaps phyllo.run=$run phyllo.n=${BENCH_N:-400} phyllo.nhog=${BENCH_NHOG:-200}$extra" \
 	-serial "file:$out.console" -serial "file:$out" </dev/null >"$work/qemu.log" 2>&1 ||
 	{ cat "$work/qemu.log"; exit 1; }
 grep -q '^BENCH-DONE' "$out" || {
