@@ -138,7 +138,7 @@ simavr-harness: $(FW_SIM)
 
 # ---- core suites on the simulated AVR -----------------------------------
 FW_TEST_MCU    := atmega328p
-FW_TEST_SUITES := cobs crc layers msgpack stack arq session
+FW_TEST_SUITES := cobs crc layers msgpack stack arq arq_ack session
 # One suite per binary, each within the Uno's 2 KB: the arq suite needs
 # windows of 4, the stack suite's default window fits one slot.
 FW_TEST_WIN_stack := 1

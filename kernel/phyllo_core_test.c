@@ -64,6 +64,7 @@ PHYLLO_CORE_SUITE(layers);
 PHYLLO_CORE_SUITE(msgpack);
 PHYLLO_CORE_SUITE(stack);
 PHYLLO_CORE_SUITE(arq);
+PHYLLO_CORE_SUITE(arq_ack);
 PHYLLO_CORE_SUITE(session);
 
 /*
@@ -100,4 +101,5 @@ static struct kunit_suite phyllo_core_registry_suite = {
 kunit_test_suites(&phyllo_core_cobs_suite, &phyllo_core_crc_suite,
 		  &phyllo_core_layers_suite, &phyllo_core_msgpack_suite,
 		  &phyllo_core_stack_suite, &phyllo_core_arq_suite,
-		  &phyllo_core_session_suite, &phyllo_core_registry_suite);
+		  &phyllo_core_arq_ack_suite, &phyllo_core_session_suite,
+		  &phyllo_core_registry_suite);

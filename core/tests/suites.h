@@ -9,9 +9,10 @@
 
 extern const struct ptest_suite phyllo_suite_cobs, phyllo_suite_crc,
 	phyllo_suite_layers, phyllo_suite_msgpack, phyllo_suite_stack, phyllo_suite_arq,
-	phyllo_suite_session;
+	phyllo_suite_arq_ack, phyllo_suite_session;
 
 #define PHYLLO_CORE_SUITES &phyllo_suite_cobs, &phyllo_suite_crc, &phyllo_suite_layers, \
-	&phyllo_suite_msgpack, &phyllo_suite_stack, &phyllo_suite_arq, &phyllo_suite_session
+	&phyllo_suite_msgpack, &phyllo_suite_stack, &phyllo_suite_arq, &phyllo_suite_arq_ack, \
+	&phyllo_suite_session
 
 #endif

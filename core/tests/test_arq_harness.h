@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * test_arq_harness.h - the scripted peer of the reliable layer's suites
- * (test_arq.c, test_session.c): one layer under test, every unit it sends
- * captured, and peer()/peer_raw() to play the other side by hand. Each
- * suite file gets its own copy (static), so each runs alone on a small MCU.
+ * (test_arq.c, test_arq_ack.c, test_session.c): one layer under test,
+ * every unit it sends captured, and peer()/peer_raw() to play the other
+ * side by hand. Each suite file gets its own copy (static), so each runs
+ * alone on a small MCU; the helpers are static inline because each suite
+ * uses only some of them.
  */
 #ifndef PHYLLO_TEST_ARQ_HARNESS_H
 #define PHYLLO_TEST_ARQ_HARNESS_H
@@ -36,7 +38,7 @@ static void link_send(void *ctx, const uint8_t *hdr, uint8_t nhdr,
 
 static const struct phyllo_arq_link test_link = { link_send, NULL };
 
-static void arq_fresh(bool handshake, uint8_t window)
+static inline void arq_fresh(bool handshake, uint8_t window)
 {
 	struct phyllo_arq_config cfg = PHYLLO_ARQ_CONFIG_DEFAULT;
 
@@ -51,7 +53,7 @@ static void arq_fresh(bool handshake, uint8_t window)
  * itself must never write: checked here for every unit of every case.
  * *u points into the bytes received (u->data), so they are static: the
  * case may read them until its next peer(). */
-static int peer(uint8_t seq, uint8_t ack, uint8_t flags, uint8_t type, uint32_t now,
+static inline int peer(uint8_t seq, uint8_t ack, uint8_t flags, uint8_t type, uint32_t now,
 		struct phyllo_unit *u)
 {
 	static uint8_t p[6];
@@ -73,7 +75,7 @@ static int peer(uint8_t seq, uint8_t ack, uint8_t flags, uint8_t type, uint32_t 
 }
 
 /* A raw reliable payload from the peer, then a poll, as peer() does. */
-static int peer_raw(const uint8_t *p, uint16_t n, uint32_t now, struct phyllo_unit *u)
+static inline int peer_raw(const uint8_t *p, uint16_t n, uint32_t now, struct phyllo_unit *u)
 {
 	struct phyllo_unit dummy;
 	unsigned int before = log_n;
@@ -84,7 +86,7 @@ static int peer_raw(const uint8_t *p, uint16_t n, uint32_t now, struct phyllo_un
 	return ret;
 }
 
-static void arq_open_by_hand(uint8_t window)
+static inline void arq_open_by_hand(uint8_t window)
 {
 	arq_fresh(true, window);
 	phyllo_arq_poll(&a, 0);
@@ -95,7 +97,7 @@ static void arq_open_by_hand(uint8_t window)
 /* Units number from .. from + n - 1, sent one at a time from time t, each
  * acknowledged rtt ms after it went out: a steady link for the RTT
  * estimator. Returns the time after the last acknowledgement. */
-static uint32_t arq_steady_units(uint16_t from, uint16_t n, uint32_t t, uint32_t rtt)
+static inline uint32_t arq_steady_units(uint16_t from, uint16_t n, uint32_t t, uint32_t rtt)
 {
 	uint8_t x = 0;
 	uint16_t i;
