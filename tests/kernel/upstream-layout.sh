@@ -213,8 +213,10 @@ lay kernel/phyllo_glue_test.c "$d/phyllo_glue_test.c"
 mkdir -p "$out/Documentation/ABI/testing" "$out/Documentation/driver-api/tty"
 sed '/^\.\.$/,/^$/d' "$repo/docs/upstream/phyllo.rst" >"$out/Documentation/driver-api/tty/phyllo.rst"
 sed '/^\.\.$/,/^$/d' "$repo/docs/upstream/phyllo-uapi.rst" >"$out/Documentation/userspace-api/phyllo.rst"
-sed '1,/^$/{/^#/d;/^$/d}' "$repo/docs/upstream/sysfs-class-phyllo" \
-	>"$out/Documentation/ABI/testing/sysfs-class-phyllo"
+# KernelVersion: the release after the tree's, the first the series can be in
+next=$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p' "$tree/Makefile" | paste -sd' ' | awk '{print $1 "." $2 + 1}')
+sed '1,/^$/{/^#/d;/^$/d}' "$repo/docs/upstream/sysfs-class-phyllo" |
+	sed "s/^KernelVersion:.*/KernelVersion:\t$next/" >"$out/Documentation/ABI/testing/sysfs-class-phyllo"
 f=Documentation/driver-api/tty/index.rst
 pristine $f
 /usr/bin/python3 "$here/upstream-edit.py" toctree "$out/$f" after:n_tty phyllo
