@@ -80,7 +80,7 @@ fi
 echo "upstream-boot: the series' kernel ($(sed -n 's/^CONFIG_LOCALVERSION=//p' "$out/.config" | tr -d '"')tinyconfig, CONFIG_PHYLLO=y) built in $(($(date +%s) - t0)) s" >&2
 
 # the guest, as test-qemu's amd64 one, the driver built in
-make -s -C "$repo" "$build/host/phyllo" >/dev/null
+[ -x "$build/host/phyllo" ] || make -s -C "$repo" BUILD="$build" "$build/host/phyllo" >/dev/null
 gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/uapi" \
 	"$here/phyllo-kclient.c" -o "$build/host/phyllo-kclient"
 sock=$logs/ttyS1.sock
