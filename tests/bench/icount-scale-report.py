@@ -50,6 +50,7 @@ def point(res, samples, stats, name, path, rtt=None):
     count = r.get("count", 0)
     f = {"count": count, "cpu_us": r.get("cpu_us", 0),
          "cpu_per_msg": r.get("cpu_us", 0) / count if count else 0.0,
+         "switches_per_msg": r.get("switches", 0) / count if count else 0.0,
          "msgs_per_s": count * 1000.0 / r["win_ms"] if r.get("win_ms") else 0.0,
          "app_min": r.get("app_min", 0), "app_max": r.get("app_max", 0),
          "ack_n": len(v), "ack_p50": pct(v, 0.5), "ack_p99": pct(v, 0.99),
@@ -88,8 +89,8 @@ def ratio(a, b):
 def table(pts):
     rows = ["| series | N | path | units read | CPU us/msg | ACK p50 us | ACK p99 us "
             "| RTT p50 us | RTT p99 us | ACK p99 us, link 0 echoing | slab KiB "
-            "| KiB per link or reader |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "| KiB per link or reader | switches/msg |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for kind in ("links", "readers"):
         for n in sorted(pts[kind]):
             for p in PATHS:
@@ -98,7 +99,8 @@ def table(pts):
                        if "rtt_n" in f else "- | - | -")
                 rows.append(f"| {kind} | {n} | {p} | {f['count']:,} | {f['cpu_per_msg']:.1f} | "
                             f"{f['ack_p50']:,.0f} | {f['ack_p99']:,.0f} | {rtt} | "
-                            f"{f['slab_kb']:,} | {f['slab_kb'] / n:,.0f} |")
+                            f"{f['slab_kb']:,} | {f['slab_kb'] / n:,.0f} | "
+                            f"{f['switches_per_msg']:.2f} |")
     return "\n".join(rows)
 
 
