@@ -42,11 +42,12 @@ def width(text):
     return col
 
 
-def parens(line, stack, in_comment):
-    """Update the stack of open-parenthesis columns over one line."""
-    col = 0
-    i = 0
-    quote = None
+def scan(line, stack, in_comment):
+    """One line's parentheses and comments: updates the stack of
+    open-parenthesis columns, and returns whether a comment is still open
+    at its end and where the first comment after code starts (its column
+    and index), or None."""
+    col, i, quote, code, start = 0, 0, None, False, None
     while i < len(line):
         ch = line[i]
         nxt = line[i + 1] if i + 1 < len(line) else ''
@@ -62,6 +63,8 @@ def parens(line, stack, in_comment):
             elif ch == quote:
                 quote = None
         elif ch == '/' and nxt == '*':
+            if code and start is None:
+                start = (col, i)
             in_comment = True
             i += 1
             col += 1
@@ -73,35 +76,11 @@ def parens(line, stack, in_comment):
             stack.append(col)
         elif ch == ')' and stack:
             stack.pop()
-        col = (col // 8 + 1) * 8 if ch == '\t' else col + 1
-        i += 1
-    return in_comment
-
-
-def comment_col(line):
-    """Column of the "/*" that starts a comment after code, or None."""
-    col, i, quote = 0, 0, None
-    code = False
-    while i < len(line):
-        ch = line[i]
-        nxt = line[i + 1] if i + 1 < len(line) else ''
-        if quote:
-            if ch == '\\':
-                i += 1
-                col += 1
-            elif ch == quote:
-                quote = None
-        elif ch == '/' and nxt == '*':
-            return (col, i) if code else None
-        elif ch == '/' and nxt == '/':
-            return None
-        elif ch in '"\'':
-            quote = ch
-        if not ch.isspace():
+        if not in_comment and not ch.isspace():
             code = True
         col = (col // 8 + 1) * 8 if ch == '\t' else col + 1
         i += 1
-    return None
+    return in_comment, start
 
 
 def indent(cols):
@@ -114,7 +93,9 @@ def kernelize(text):
     old_c = new_c = False
     for line in text.split('\n'):
         new = TYPES.sub(lambda m: ('u' if m.group(1) else 's') + m.group(2), line)
-        old_cc, new_cc = comment_col(line), comment_col(new)
+        # (a comment that follows code keeps its column)
+        old_cc = scan(line, list(old_stack), old_c)[1]
+        new_cc = scan(new, list(new_stack), new_c)[1]
         if new != line and old_cc and new_cc and new_cc[0] < old_cc[0]:
             new = new[:new_cc[1]] + ' ' * (old_cc[0] - new_cc[0]) + new[new_cc[1]:]
         lead = re.match(r'[ \t]*', line).group(0)
@@ -124,8 +105,8 @@ def kernelize(text):
             new = indent(new_stack[-1] + 1) + new[len(lead):]
         if not line.strip():
             old_stack, new_stack = [], []
-        old_c = parens(line, old_stack, old_c)
-        new_c = parens(new, new_stack, new_c)
+        old_c = scan(line, old_stack, old_c)[0]
+        new_c = scan(new, new_stack, new_c)[0]
         out.append(new)
     text = TRACE.sub('#include "phyllo_trace_hook.h"', '\n'.join(out))
     text = re.sub(r'\n\n\n+', '\n\n', text)
