@@ -4,8 +4,9 @@
  * the guest (tests/bench/icount-guest.sh), on one path under test:
  *
  *   bench-app sink|rtt PATH COUNT [--pause-ms MS] [--window W] [--rt]
- *             [--cpu C] [--samples FILE] [--sub I] [--from-ms A --to-ms B]
- *   bench-app route TTY READERS --from-ms A --to-ms B
+ *             [--cpu C] [--samples FILE] [--sub I]
+ *             [--from-ms A --to-ms B | --window-file F]
+ *   bench-app route TTY READERS (--from-ms A --to-ms B | --window-file F)
  *   bench-app now | until MS
  *
  * PATH is /dev/phylloN (the line discipline runs the protocol) or a tty
@@ -34,6 +35,11 @@
  *         read in [A, B), rtt times the round trips started in it, and
  *         both go on until B + LINGER_MS, so that the process is still
  *         alive when the script reads every task's CPU time at B.
+ *   --window-file F: the same window, read from F ("A B") once it
+ *         exists; the process creates F.ready.PID when its link is up
+ *         (and subscribed) and reads (sink) or runs round trips until
+ *         then, so the script opens the window only once every
+ *         application is up.
  *   --sub I: reader I's subscription of the series' overlapping mix
  *         (sub_mix()): all units, type 0x60, topic prefix "ec", topic
  *         "echo", in turn; every pub-sub unit on topic "echo" matches all.
@@ -72,7 +78,9 @@ struct bench {
 	const char *mode, *path, *samples;
 	unsigned long count, pause_ms, window;
 	int rt, cpu, sub;	/* sub: -1, or reader I of sub_mix() */
-	double from_us, to_us;	/* the window; to_us 0: none */
+	double from_us, to_us;	/* the window; to_us 0: none (yet) */
+	const char *win_file;	/* --window-file */
+	double win_checked;	/* when win_file was last looked at */
 	unsigned long readers;	/* route */
 	struct phyllo *h;
 	int sock[2];	/* --rt: [0] the application's end, [1] the daemon's */
@@ -153,6 +161,47 @@ static int sub_matches(int i, const struct phyllo_message *m)
 static int in_window(const struct bench *b, double t)
 {
 	return t >= b->from_us && t < b->to_us;
+}
+
+/* --window-file: the window once the script has written it (every 10 ms). */
+static void window_poll(struct bench *b)
+{
+	double a, z, t = now_us();
+	FILE *f;
+
+	if (b->to_us || !b->win_file || t - b->win_checked < 10000)
+		return;
+	b->win_checked = t;
+	f = fopen(b->win_file, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%lf %lf", &a, &z) == 2 && z > a) {
+		b->from_us = a * 1e3;
+		b->to_us = z * 1e3;
+	}
+	fclose(f);
+}
+
+/* The window's end and the linger after it; before the window is known, later. */
+static double window_end(struct bench *b)
+{
+	window_poll(b);
+	return b->to_us ? b->to_us + LINGER_MS * 1e3 : now_us() + 1e9;
+}
+
+/* Up: tell the script (F.ready.PID). */
+static void window_ready(const struct bench *b)
+{
+	char path[4096];
+	FILE *f;
+
+	if (!b->win_file)
+		return;
+	snprintf(path, sizeof(path), "%s.ready.%d", b->win_file, (int)getpid());
+	f = fopen(path, "w");
+	if (!f)
+		die(path, errno);
+	fclose(f);
 }
 
 /* Milliseconds to wait from now for end, at least 1, at most the timeout. */
@@ -286,11 +335,12 @@ static void run_rtt(struct bench *b)
 static void run_sink_window(struct bench *b)
 {
 	uint8_t buf[256];
-	double end = b->to_us + LINGER_MS * 1e3;
 	unsigned long got = 0;
+	double end;
 
-	while (now_us() < end)
-		if (app_recv(b, buf, wait_ms(end)) && in_window(b, now_us()))
+	while (now_us() < (end = window_end(b)))
+		if (app_recv(b, buf, wait_ms(end) < 100 ? wait_ms(end) : 100) &&
+		    in_window(b, now_us()))
 			got++;
 	b->count = got;
 }
@@ -299,14 +349,14 @@ static void run_sink_window(struct bench *b)
 static void run_rtt_window(struct bench *b)
 {
 	uint8_t unit[UNIT_LEN] = { 0 }, buf[256];
-	double end = b->to_us + LINGER_MS * 1e3, t0;
 	unsigned long tx, tag, n = 0, cap = 1UL << 16;
+	double t0;
 
 	free(b->lat_us);
 	b->lat_us = calloc(cap, sizeof(double));
 	if (!b->lat_us)
 		die("calloc", ENOMEM);
-	for (tx = 0; (t0 = now_us()) < end; tx++) {
+	for (tx = 0; (t0 = now_us()) < window_end(b); tx++) {
 		memcpy(unit, &tx, sizeof(tx));
 		app_send(b, unit);
 		if (app_recv(b, buf, TIMEOUT_MS) != UNIT_LEN)
@@ -324,17 +374,17 @@ static void run_rtt_window(struct bench *b)
 static void __attribute__((noreturn)) route_child(struct bench *b, int fd)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	double end = b->to_us + LINGER_MS * 1e3;
 	unsigned long got = 0;
 	uint8_t buf[256];
+	double end;
 	ssize_t n;
 
-	while (now_us() < end) {
+	while (now_us() < (end = window_end(b))) {
 		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n > 0 && in_window(b, now_us()))
 			got++;
 		else if (n < 0 && errno == EAGAIN)
-			poll(&p, 1, wait_ms(end));
+			poll(&p, 1, wait_ms(end) < 100 ? wait_ms(end) : 100);
 		else if (n <= 0)
 			die("reader recv", errno);
 	}
@@ -390,12 +440,12 @@ static void route_unit(struct bench *b, const struct phyllo_message *m)
 
 static void run_route(struct bench *b)
 {
-	double end = b->to_us + LINGER_MS * 1e3;
 	struct phyllo_message m;
 	unsigned long i, got;
+	double end;
 	int err;
 
-	while (now_us() < end) {
+	while (now_us() < (end = window_end(b))) {
 		err = phyllo_recv(b->h, &m, wait_ms(end) < 100 ? wait_ms(end) : 100);
 		if (err == -EAGAIN || err == -ETIMEDOUT)
 			continue;
@@ -476,6 +526,8 @@ static void parse_opt(struct bench *b, const char *opt, const char *val)
 		b->from_us = strtod(val, NULL) * 1e3;
 	else if (!strcmp(opt, "--to-ms"))
 		b->to_us = strtod(val, NULL) * 1e3;
+	else if (!strcmp(opt, "--window-file"))
+		b->win_file = val;
 	else
 		die(opt, EINVAL);
 }
@@ -487,8 +539,9 @@ static void parse(struct bench *b, int argc, char **argv)
 	if (argc < 4 || (strcmp(argv[1], "sink") && strcmp(argv[1], "rtt") &&
 			 strcmp(argv[1], "route")))
 		die("usage: bench-app sink|rtt PATH COUNT [--pause-ms MS] [--window W] "
-		    "[--rt] [--cpu C] [--samples FILE] [--sub I] [--from-ms A --to-ms B]; "
-		    "bench-app route TTY READERS --from-ms A --to-ms B; "
+		    "[--rt] [--cpu C] [--samples FILE] [--sub I] [--from-ms A --to-ms B | "
+		    "--window-file F]; bench-app route TTY READERS (--from-ms A --to-ms B | "
+		    "--window-file F); "
 		    "bench-app now | until MS", EINVAL);
 	b->mode = argv[1];
 	b->path = argv[2];
@@ -507,10 +560,10 @@ static void parse(struct bench *b, int argc, char **argv)
 		die("COUNT and --window must be at least 1", EINVAL);
 	if (!strcmp(b->mode, "route")) {
 		b->readers = b->count;
-		if (!b->to_us)
-			die("route needs --from-ms and --to-ms", EINVAL);
+		if (!b->to_us && !b->win_file)
+			die("route needs a window", EINVAL);
 	}
-	if (b->to_us && (b->window != 1 || b->rt || b->pause_ms))
+	if ((b->to_us || b->win_file) && (b->window != 1 || b->rt || b->pause_ms))
 		die("a window runs stop-and-wait, without --rt or --pause-ms", EINVAL);
 }
 
@@ -555,6 +608,7 @@ int main(int argc, char **argv)
 	if (err < 0)
 		die("phyllo_wait_up", -err);
 	sub_apply(b.h, b.sub);
+	window_ready(&b);
 	if (b.rt && socketpair(AF_UNIX, SOCK_SEQPACKET, 0, b.sock))
 		die("socketpair", errno);
 	if (b.rt && (err = pthread_create(&daemon, NULL, daemon_main, &b)))
@@ -562,9 +616,9 @@ int main(int argc, char **argv)
 	t0 = now_us();
 	if (b.readers)
 		run_route(&b);
-	else if (b.to_us && !strcmp(b.mode, "sink"))
+	else if ((b.to_us || b.win_file) && !strcmp(b.mode, "sink"))
 		run_sink_window(&b);
-	else if (b.to_us)
+	else if (b.to_us || b.win_file)
 		run_rtt_window(&b);
 	else if (!strcmp(b.mode, "sink"))
 		run_sink(&b);

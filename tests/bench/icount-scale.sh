@@ -15,8 +15,8 @@
 # reader, on /dev/phylloN), user (one libphyllo process per link on the
 # tty; for readers one router process on the tty handing units to R
 # reader processes over SOCK_SEQPACKET pairs, bench-app route).
-# Every figure is taken in one window of phyllo.win ms (default 1000) of
-# virtual time, after every link and application is up: CPU time of every
+# Every figure is taken in one window of phyllo.win ms (default 500) of
+# virtual time, opened once every link and application is up: CPU time of every
 # task but the far ends (/proc/*/task/*/schedstat, as icount-guest.sh),
 # the units the applications read in it, link 0's ACK service (pty_write
 # kprobe, link 0's two tty_structs told apart by the pointer), link 0's
@@ -34,11 +34,12 @@ readers=${readers:-1 4 16 32}
 paths=$(arg paths | tr , ' ')
 paths=${paths:-kernel user}
 win=$(arg win)
-win=${win:-1000}
+win=${win:-500}
 out=/dev/ttyS1
 stty -F $out raw -echo
 # The script sets every link up at nice -20, ahead of the links already
-# streaming; each far end and application it starts runs at nice 0.
+# streaming; each application it starts runs at nice 0, each streaming
+# far end at nice 19 (link_up), an echoing one at nice 0.
 renice -20 -p $$ >/dev/null
 # The far end's first getrandom() waits for the kernel's CRNG, which a
 # fresh guest under icount takes seconds to seed: wait for it here.
@@ -103,7 +104,12 @@ link_up() {
 	shift 2
 	phyllo peer --pty /tmp/link$i "$@" --timeout 600 >/dev/null 2>/tmp/far$i.err &
 	far=$!
-	renice 0 -p $far >/dev/null
+	# A streaming far end (no --interval-ms) polls with a zero timeout
+	# while its window is full: it spins. At nice 19 it stands for a
+	# board with its own CPU, taking what the path under test leaves.
+	nice=0
+	case " $* " in *" --stream "*) nice=19 ;; esac
+	renice $nice -p $far >/dev/null
 	fars="$fars $far"
 	k=0
 	while [ ! -e /tmp/link$i ] && [ $k -lt 3000 ]; do k=$((k + 1)); sleep 0.01; done
@@ -125,7 +131,7 @@ wait_tty() {
 app() {
 	i=$1 d=$2
 	shift 2
-	bench-app "$@" --from-ms $t0 --to-ms $t1 >/tmp/r$i 2>/tmp/e$i &
+	bench-app "$@" --window-file /tmp/win >/tmp/r$i 2>/tmp/e$i &
 	renice 0 -p $! >/dev/null
 	apps="$apps $!"
 	[ "$i" = 0 ] && app0=$!
@@ -158,8 +164,7 @@ links_up() {
 # apps_up NAME PATH NLINKS READERS LINK0: the applications, then the window.
 apps_up() {
 	name=$1 path=$2 n=$3 nr=$4 l0=$5
-	now=$(bench-app now)
-	t0=$((now + 300 + 20 * (n + nr))) t1=$((now + 300 + 20 * (n + nr) + win))
+	rm -f /tmp/win /tmp/win.*
 	apps= app0=
 	if [ "$l0" = readers ] && [ "$path" = user ]; then
 		app 0 "$dev0" route "$dev0" "$nr"
@@ -178,10 +183,25 @@ apps_up() {
 	fi
 }
 
+# window_open: once every application is up (bench-app's --window-file:
+# each creates /tmp/win.ready.PID; 120 s at most), the window in 100 ms.
+window_open() {
+	want=$(echo $apps | wc -w) k=0
+	while [ "$(ls /tmp/win.ready.* 2>/dev/null | wc -l)" -lt "$want" ] && [ $k -lt 2400 ]; do
+		k=$((k + 1))
+		sleep 0.05
+	done
+	[ $k -lt 2400 ] || echo "bench: $name $path: not every application came up"
+	now=$(bench-app now)
+	t0=$((now + 100)) t1=$((now + 100 + win))
+	echo "$t0 $t1" >/tmp/win.new
+	mv /tmp/win.new /tmp/win
+}
+
 # linkstats: the kernel links' counters summed since attach.
 linkstats() {
 	for d in $devs; do phyllo stats -d "$d"; done | awk '
-		$1 ~ /^(rx_units|tx_frames|tx_acks|rx_queue_drops|rx_unclaimed|rx_evictions|tx_retransmits)$/ {
+		$1 ~ /^(rx_units|rx_dup|tx_frames|tx_acks|rx_queue_drops|rx_unclaimed|rx_evictions|tx_retransmits)$/ {
 			s[$1] += $2 } END { for (k in s) printf " %s=%s", k, s[k] }'
 }
 
@@ -193,6 +213,7 @@ one() {
 	slab0=$(slab_kb)
 	links_up "$n" "$path" "$l0"
 	apps_up "$@"
+	window_open
 	bench-app until "$t0"
 	set -- $(cpu_ns $fars)
 	c0=$1 sw0=$2
