@@ -8,6 +8,7 @@
  *             [--from-ms A --to-ms B | --window-file F]
  *   bench-app route TTY READERS (--from-ms A --to-ms B | --window-file F)
  *   bench-app now | until MS
+ *   bench-app feed LINK
  *
  * PATH is /dev/phylloN (the line discipline runs the protocol) or a tty
  * (libphyllo runs the same core in this process, on n_tty).
@@ -50,6 +51,12 @@
  *         the unit for that reader (counted). Prints the units the
  *         readers read in the window, summed.
  *   now: prints CLOCK_MONOTONIC in ms; until MS: sleeps until then.
+ *   feed LINK: a streaming far end: a new pty whose slave is linked at
+ *         LINK, libphyllo on its master publishing a 6-byte MessagePack
+ *         document on topic "echo" (reliable) as fast as the window
+ *         allows, until killed. Its sends wait in the library's poll,
+ *         where `phyllo peer --stream` polls with a zero timeout while
+ *         its window is full (it spins).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -60,9 +67,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -582,6 +592,56 @@ static int clock_cmd(int argc, char **argv)
 	return 0;
 }
 
+static void tty_raw(int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t))
+		die("tcgetattr", errno);
+	cfmakeraw(&t);
+	if (tcsetattr(fd, TCSANOW, &t))
+		die("tcsetattr", errno);
+}
+
+/* bench-app feed LINK: the far end of a streaming link. */
+static int feed_main(const char *link)
+{
+	static const uint8_t doc[] = { 0x81, 0xa1, 'n', 0xcd, 0x04, 0xd2 };
+	int m = posix_openpt(O_RDWR | O_NOCTTY), keep, err;
+	const char *slave;
+	struct phyllo *h;
+
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(slave = ptsname(m)))
+		die("pty", errno);
+	/* the slave kept open, so that the master never reads a hang-up */
+	keep = open(slave, O_RDWR | O_NOCTTY);
+	if (keep < 0)
+		die(slave, errno);
+	tty_raw(keep);
+	tty_raw(m);
+	err = phyllo_open_fd(&h, m, NULL);
+	if (err < 0)
+		die("phyllo_open_fd", -err);
+	/*
+	 * libphyllo flocks the tty it runs on; every pty master is an open of
+	 * the one /dev/ptmx inode, so the next feed's open would be refused
+	 * (EBUSY). The lock goes before the link appears: the script starts
+	 * the next feed only then.
+	 */
+	if (flock(m, LOCK_UN))
+		die("flock", errno);
+	if (symlink(slave, link))
+		die(link, errno);
+	err = phyllo_wait_up(h, -1);
+	if (err < 0)
+		die("phyllo_wait_up", -err);
+	for (;;) {
+		err = phyllo_publish(h, "echo", doc, sizeof(doc), 0);
+		if (err < 0 && err != -ECONNRESET)
+			die("phyllo_publish", -err);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct bench b = { .window = 1, .cpu = -1, .sub = -1 };
@@ -592,6 +652,8 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && (!strcmp(argv[1], "now") || !strcmp(argv[1], "until")))
 		return clock_cmd(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "feed"))
+		return feed_main(argv[2]);
 	parse(&b, argc, argv);
 	pin(b.cpu);
 	b.lat_us = calloc(b.count, sizeof(double));

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # The scaling series of the deterministic bench: runs inside the qemu guest
 # of icount.sh (BENCH_RUN=scale), both ends in the guest on pty pairs, the
-# far ends `phyllo peer` on the masters as in icount-guest.sh.
+# far ends on the masters: `bench-app feed` (libphyllo) streaming, `phyllo
+# peer --echo` echoing, as in icount-guest.sh.
 #   links-N:   N links at once, every far end streaming pub-sub units
-#              (payload small, topic "echo") at line rate. Sub-run
+#              (a 6-byte document, topic "echo") at line rate. Sub-run
 #              "stream": an application sinks each link; "rtt": link 0's
 #              far end echoes instead and its application times stop-and-
 #              wait round trips while the other N-1 links stream.
@@ -96,19 +97,18 @@ trace_off() { echo 0 >$tr/tracing_on; echo 0 >$tr/events/pbench/enable; }
 # Sets dev (what the application opens) and far (the far end's pid).
 link_up() {
 	rm -f /tmp/link$1
-	case $2 in
-	stream) set -- "$1" "$3" --stream -n 1000000 --payload small ;;
-	*) set -- "$1" "$3" --echo ;;
-	esac
-	i=$1 path=$2
-	shift 2
-	phyllo peer --pty /tmp/link$i "$@" --timeout 600 >/dev/null 2>/tmp/far$i.err &
+	i=$1 path=$3 nice=0
+	# A streaming far end is bench-app feed (libphyllo on the master:
+	# `phyllo peer --stream` spins while its window is full), at nice 19:
+	# it stands for a board with its own CPU, taking what the path under
+	# test leaves. The echoing far end is phyllo peer --echo, at nice 0.
+	if [ "$2" = stream ]; then
+		bench-app feed /tmp/link$i >/dev/null 2>/tmp/far$i.err &
+		nice=19
+	else
+		phyllo peer --pty /tmp/link$i --echo --timeout 600 >/dev/null 2>/tmp/far$i.err &
+	fi
 	far=$!
-	# A streaming far end (no --interval-ms) polls with a zero timeout
-	# while its window is full: it spins. At nice 19 it stands for a
-	# board with its own CPU, taking what the path under test leaves.
-	nice=0
-	case " $* " in *" --stream "*) nice=19 ;; esac
 	renice $nice -p $far >/dev/null
 	fars="$fars $far"
 	k=0
@@ -246,7 +246,7 @@ one() {
 	[ -n "$ls" ] && echo "LINKSTATS scale/$name/$path$ls" >$out
 	[ "$l0" = rtt ] && echo "SAMPLES scale/$name/$path rtt $(tr '\n' ' ' </tmp/samples)" >$out
 	echo "SAMPLES scale/$name/$path ack$(ack_samples "$m_tty" "$s_tty")" >$out
-	kill $(pidof phyllo) 2>/dev/null
+	kill $fars $(pidof phyllo) 2>/dev/null
 	wait 2>/dev/null
 	rm -f /tmp/samples
 	echo "bench: scale $name $path done"
