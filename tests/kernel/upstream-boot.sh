@@ -77,9 +77,11 @@ if grep -i 'warning' "$logs/w1.log" >&2; then
 	exit 1
 fi
 [ -z "${cold:-}" ] || echo $(($(date +%s) - t0)) >"$top/boot-cold-seconds"
-echo "upstream-boot: the series' kernel ($(sed -n 's/^CONFIG_LOCALVERSION=//p' "$out/.config" | tr -d '"')tinyconfig, CONFIG_PHYLLO=y) built in $(($(date +%s) - t0)) s" >&2
+echo "upstream-boot: the series' kernel (tinyconfig, CONFIG_PHYLLO=y) built in $(($(date +%s) - t0)) s" >&2
 
-# the guest, as test-qemu's amd64 one, the driver built in
+# the guest, as test-qemu's amd64 one, the driver built in (measured here
+# on 2 December 2026: the kernel cold in 1,858 s at a load of about 6 with
+# an empty ccache, warm 116 s; the guest's 1,000 units 14 s)
 [ -x "$build/host/phyllo" ] || make -s -C "$repo" BUILD="$build" "$build/host/phyllo" >/dev/null
 gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/uapi" \
 	"$here/phyllo-kclient.c" -o "$build/host/phyllo-kclient"
