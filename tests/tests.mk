@@ -35,9 +35,11 @@ CHECK_TARGETS += demo-short
 # make bench: the deterministic bench twice (both ends in one qemu guest
 # under -icount, tests/bench/icount.sh; BENCH_N, BENCH_NHOG set the sizes),
 # its tables, the two runs compared and the CDF plot in $(BUILD)/bench/;
-# then the old TCG bench as a second opinion (the host path, kernel line
-# discipline against the userspace stack, libphyllo against bare
-# read/write; N1..N4 set its sizes).
+# then its scaling series once (1 to 32 links, 1 to 32 readers on one
+# link, tests/bench/icount-scale.sh; BENCH_WIN sets its window), its table,
+# goals and plot in $(BUILD)/bench/scale.*; then the old TCG bench as a
+# second opinion (the host path, kernel line discipline against the
+# userspace stack, libphyllo against bare read/write; N1..N4 set its sizes).
 .PHONY: bench bench-short
 bench: demo-deps
 	@scripts/deps.sh bench
@@ -45,15 +47,20 @@ bench: demo-deps
 	BUILD=$(BUILD) tests/bench/icount.sh $(BUILD)/bench/icount-1.txt
 	BUILD=$(BUILD) tests/bench/icount.sh $(BUILD)/bench/icount-2.txt
 	/usr/bin/python3 tests/bench/icount-report.py $(BUILD)/bench/icount $(BUILD)/bench/icount-1.txt $(BUILD)/bench/icount-2.txt
+	BUILD=$(BUILD) BENCH_RUN=scale tests/bench/icount.sh $(BUILD)/bench/scale.txt
+	/usr/bin/python3 tests/bench/icount-scale-report.py --tree "$$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- kernel core userspace tests/bench || echo +changes) $$(date -u +%F)" $(BUILD)/bench/scale $(BUILD)/bench/scale.txt
 	BUILD=$(BUILD) tests/bench/bench.sh
 
 # make bench-short: the deterministic bench with 20 units a run (10 beside
-# the hogs); fails unless every scenario row of every path has figures.
-# Never a timing assertion.
+# the hogs), and the scaling series' smallest and largest points (1 and 32
+# links, 1 and 32 readers) in a 500 ms window; fails unless every scenario
+# row and every point of every path has figures. Never a timing assertion.
 bench-short: demo-deps
 	@$(MAKE) --no-print-directory $(HOST)/phyllo $(HOST)/bench-app demo-kmod >/dev/null
 	BUILD=$(BUILD) BENCH_N=20 BENCH_NHOG=10 tests/bench/icount.sh $(BUILD)/bench/short.txt
 	/usr/bin/python3 tests/bench/icount-report.py --check $(BUILD)/bench/short.txt
+	BUILD=$(BUILD) BENCH_RUN=scale BENCH_LINKS=1,32 BENCH_READERS=1,32 BENCH_WIN=500 tests/bench/icount.sh $(BUILD)/bench/scale-short.txt
+	/usr/bin/python3 tests/bench/icount-scale-report.py --check 1,32 1,32 $(BUILD)/bench/scale-short.txt
 
 CHECK_TARGETS += bench-short
 
