@@ -441,8 +441,13 @@ static int peer_turn(struct peer *p)
 		if (n < next)
 			next = n;
 	}
-	if (p->o.role == ROLE_STREAM && p->sm.sent < p->sm.count) {
-		/* wake for the next paced send, not only for the stack */
+	if (p->o.role == ROLE_STREAM && p->sm.sent < p->sm.count &&
+	    phyllo_stack_room(&p->st) && tx_room(p, PHYLLO_WIRE_MAX)) {
+		/*
+		 * wake for the next paced send, not only for the stack; with the
+		 * window or the output full, an ACK or POLLOUT wakes the loop
+		 * (waiting 0 ms here spun the CPU at line rate)
+		 */
 		uint64_t now = util_now_us();
 		uint32_t wait = p->sm.next_us > now ? (uint32_t)((p->sm.next_us - now) / 1000) : 0;
 
