@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# Build the UML kernel of make test-kernel (cached, incremental, ccache)
-# and phyllo.ko against it with W=1. Prints the kernel's build directory.
+# Build the UML 6.1 kernel of make test-kernel and make kunit (uml.config;
+# cached, incremental, ccache) and phyllo.ko and phyllo_kunit.ko against it
+# with W=1 (in BUILDDIR/kmod/uml). Prints the kernel's build directory.
 # Usage: tests/kernel/uml-build.sh BUILDDIR
 set -e
 build=$1
@@ -30,7 +31,7 @@ fi
 cold=
 [ -x "$uml/linux" ] || cold=1
 . "$here/../../scripts/cold.sh"
-[ -z "$cold" ] || cold_begin "uml-build: the UML 6.1 kernel of make test-kernel" \
+[ -z "$cold" ] || cold_begin "uml-build: the UML 6.1 kernel (test-kernel, kunit)" \
 	"$uml/.phyllo-cold" "${top%/*}/linux-6.1-*/uml/.phyllo-cold"
 mk -j"$jobs" all >"$uml/build.log" 2>&1 || {
 	tail -40 "$uml/build.log" >&2
