@@ -13,7 +13,7 @@ CHECK_TARGETS += test-core core-avr
 
 .PHONY: test-core core-avr bench-core
 
-$(HOST)/test-core: $(CORE_SRC) $(CORE_TEST_SRC) core/tests/main_host.c $(wildcard core/tests/host_*.c) $(CORE_HDR)
+$(HOST)/test-core: $(CORE_SRC) $(CORE_TEST_SRC) core/tests/main_host.c $(wildcard core/tests/host_*.c core/tests/*.h) $(CORE_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) $(TEST_INC) $(CORE_SRC) $(CORE_TEST_SRC) \
 		$(wildcard core/tests/host_*.c) core/tests/main_host.c -o $@
