@@ -116,17 +116,12 @@ wait $qemu 2>/dev/null || true
 kill $peer 2>/dev/null || true
 wait $peer 2>/dev/null || true
 grep -a "qemu-guest:\|kclient:\|GUEST-EXIT\|phyllo" "$log" || true
-grep -aq "GUEST-EXIT 0" "$log" || {
-	echo "upstream-boot: FAILED, see $log and $logs/peer.log" >&2
-	exit 1
+# expect PATTERN WHAT: the console log has PATTERN, or the run fails
+expect() {
+	grep -aq "$1" "$log" || { echo "upstream-boot: $2 (see $log and $logs/peer.log)" >&2; exit 1; }
 }
-grep -aq "^qemu-guest: ldattach $nr " "$log" || {
-	echo "upstream-boot: the guest did not attach line discipline $nr (N_PHYLLO)" >&2
-	exit 1
-}
-grep -aq "^qemu-guest: phyllo built in" "$log" || {
-	echo "upstream-boot: the guest did not find the driver built in" >&2
-	exit 1
-}
+expect "GUEST-EXIT 0" "FAILED"
+expect "^qemu-guest: ldattach $nr " "the guest did not attach line discipline $nr (N_PHYLLO)"
+expect "^qemu-guest: phyllo built in" "the guest did not find the driver built in"
 "$here/log-check.sh" "$log"
 echo "upstream-boot: $count units round-tripped through /dev/phyllo0 on N_PHYLLO ($nr) in the series' kernel, phyllo built in, in $(($(date +%s) - start)) s"
