@@ -43,7 +43,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "deps.sh: missing packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
 	exit 1
 fi
-echo "deps.sh: installing$missing"
+# stderr, as everything here: callers capture the stdout of scripts that
+# call this one (deb=$(tests/dkms/deb.sh ...)).
+echo "deps.sh: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Wait for another install (a parallel make, unattended upgrades) rather
 # than fail on the dpkg lock.

@@ -12,7 +12,8 @@
 set -e
 build=$1
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-"$repo/scripts/deps.sh" deb
+# stdout is the one path; anything the install prints goes to stderr
+"$repo/scripts/deps.sh" deb >&2
 ver=$(cd "$repo" && dpkg-parsechangelog -SVersion)
 out=$build/deb
 src=$out/phyllo-$ver

@@ -20,6 +20,12 @@ repo=$(cd "$here/../.." && pwd)
 mkdir -p "$build/host"
 build=$(cd "$build" && pwd)
 deb=$("$here/deb.sh" "$build")
+# one path, of a file (what deb.sh or the scripts it runs print on stdout
+# would otherwise become debugfs commands below)
+[ -f "$deb" ] || {
+	echo "test-dkms: deb.sh printed no package path but: $deb" >&2
+	exit 1
+}
 eval "$("$here/guest-root.sh")"
 gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/uapi" \
 	"$repo/tests/kernel/phyllo-kclient.c" -o "$build/host/phyllo-kclient"
@@ -28,7 +34,8 @@ rm -rf "$out"
 mkdir -p "$out"
 start=$(date +%s)
 cp --sparse=always "$disk" "$out/disk.img"
-debugfs -w -f - "$out/disk.img" >"$out/debugfs.log" 2>&1 <<EOC
+rc=0
+debugfs -w -f - "$out/disk.img" >"$out/debugfs.log" 2>&1 <<EOC || rc=$?
 cd /root
 write $deb $(basename "$deb")
 write $here/guest.sh phyllo-dkms-guest.sh
@@ -37,6 +44,14 @@ cd /usr/local/bin
 write $build/host/phyllo-kclient phyllo-kclient
 sif /usr/local/bin/phyllo-kclient mode 0100755
 EOC
+# debugfs exits 0 when a write fails, non-zero for a line it cannot parse:
+# both say so here, with its log
+written=$(grep -c '^Allocated inode' "$out/debugfs.log" || true)
+if [ $rc != 0 ] || [ "$written" != 3 ]; then
+	echo "test-dkms: debugfs (status $rc) wrote $written of 3 files into the guest's disk:" >&2
+	cat "$out/debugfs.log" >&2
+	exit 1
+fi
 
 # boot NAME KERNEL INITRD: one boot of the guest; guest.sh powers it off.
 boot() {
