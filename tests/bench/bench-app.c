@@ -67,7 +67,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -622,14 +621,6 @@ static int feed_main(const char *link)
 	err = phyllo_open_fd(&h, m, NULL);
 	if (err < 0)
 		die("phyllo_open_fd", -err);
-	/*
-	 * libphyllo flocks the tty it runs on; every pty master is an open of
-	 * the one /dev/ptmx inode, so the next feed's open would be refused
-	 * (EBUSY). The lock goes before the link appears: the script starts
-	 * the next feed only then.
-	 */
-	if (flock(m, LOCK_UN))
-		die("flock", errno);
 	if (symlink(slave, link))
 		die(link, errno);
 	err = phyllo_wait_up(h, -1);

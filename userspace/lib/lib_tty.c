@@ -317,12 +317,23 @@ const struct lib_transport phyllo_lib_tty_transport = {
 	.close = t_close,
 };
 
-/* A pseudo-terminal's slave (Unix98 ptys: majors 136..143): no line, no
- * DTR, no board to reset. */
+/* The master of a pseudo-terminal: an open of the ptmx device (5:2, as
+ * /dev/ptmx and /dev/pts/ptmx are). */
+static bool t_is_pty_master(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 2);
+}
+
+/* A pseudo-terminal, either end (Unix98 slaves: majors 136..143): no
+ * line, no DTR, no board to reset. */
 static bool t_is_pty(int fd)
 {
 	struct stat st;
 
+	if (t_is_pty_master(fd))
+		return true;
 	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 &&
 	       major(st.st_rdev) <= 143;
 }
@@ -380,8 +391,10 @@ static int t_tty_setup(int fd, unsigned long baud)
 	if (!c)
 		return -EINVAL;
 	/* one user of a serial port at a time, as ldattach and slattach: an
-	 * flock, and a lock file of a program that takes none */
-	if (flock(fd, LOCK_EX | LOCK_NB))
+	 * flock, and a lock file of a program that takes none. Not on a pty
+	 * master: no other program can open it, and every master is an open
+	 * of the one ptmx inode, so its lock would refuse all the others. */
+	if (!t_is_pty_master(fd) && flock(fd, LOCK_EX | LOCK_NB))
 		return errno == EWOULDBLOCK ? -EBUSY : -errno;
 	if (t_uucp_owner(fd))
 		return -EBUSY;

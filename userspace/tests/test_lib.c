@@ -6,7 +6,8 @@
  * while the other waits). Publish and subscribe, topic and type filters,
  * raw units, request/reply, the pollable fd, non-blocking sends,
  * back-pressure through a small queue, a session reset and a hang-up
- * reported, files that are no tty refused, the JSON helpers, counters.
+ * reported, files that are no tty refused, pty masters side by side and
+ * a slave one user's at a time, the JSON helpers, counters.
  * The kernel transport's system calls are counted on a stand-in for
  * /dev/phylloN: a SOCK_SEQPACKET socket (one read, one unit), whose
  * read(2), poll(2) and ioctl(2) this file wraps.
@@ -457,6 +458,39 @@ static void lib_open_refuses_what_is_no_tty(void)
 	rmdir(dir);
 }
 
+/*
+ * A pty master is nobody else's to open, and every master is an open of
+ * the one ptmx inode: libphyllo takes no flock on it, so two links on
+ * two masters run side by side. A pty slave, which any program may open
+ * by its name, is still one user's at a time.
+ */
+static void lib_pty_masters_side_by_side_slaves_locked(void)
+{
+	struct phyllo_options o = { .flags = PHYLLO_OPEN_NO_HANDSHAKE };
+	struct phyllo *h[2] = { NULL, NULL }, *s[2] = { NULL, NULL };
+	int m[2], keep[2], i;
+	char slave[64];
+
+	for (i = 0; i < 2; i++) {
+		m[i] = posix_openpt(O_RDWR | O_NOCTTY);
+		PTEST_EXPECT(m[i] >= 0 && !grantpt(m[i]) && !unlockpt(m[i]));
+		snprintf(slave, sizeof(slave), "%s", ptsname(m[i]));
+		keep[i] = open(slave, O_RDWR | O_NOCTTY);
+		PTEST_EXPECT(keep[i] >= 0);
+		PTEST_EXPECT_EQ(phyllo_open_fd(&h[i], m[i], &o), 0);
+	}
+	PTEST_EXPECT(h[0] != NULL && h[1] != NULL);
+	/* the second master's slave, by its name: the first open has it */
+	PTEST_EXPECT_EQ(phyllo_open(&s[0], slave, &o), 0);
+	PTEST_EXPECT_EQ(phyllo_open(&s[1], slave, &o), -EBUSY);
+	PTEST_EXPECT(s[1] == NULL);
+	phyllo_close(s[0]);
+	for (i = 0; i < 2; i++) {
+		phyllo_close(h[i]);
+		close(keep[i]);
+	}
+}
+
 static void lib_json_helpers_keep_integers_and_reals_apart(void)
 {
 	uint8_t mp[64];
@@ -553,6 +587,7 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_small_queue_holds_the_link_and_loses_nothing),
 	PTEST_CASE(lib_reset_and_hangup_are_reported),
 	PTEST_CASE(lib_open_refuses_what_is_no_tty),
+	PTEST_CASE(lib_pty_masters_side_by_side_slaves_locked),
 	PTEST_CASE(lib_json_helpers_keep_integers_and_reals_apart),
 	PTEST_CASE(lib_recv_reads_a_backlog_without_polls),
 	PTEST_CASE(lib_recv_polls_for_spaced_units),
