@@ -210,6 +210,7 @@ prepare() {	# the tree prepared for module builds, once a run
 : >"$logs/checkpatch.txt"
 checks=0
 n=0
+fpc_note=" (every file it adds is under the MAINTAINERS entry's F: lines: FILE_PATH_CHANGES checked so)"
 for p in "$logs/series/"00[0-9][1-9]-*.patch; do
 	n=$((n + 1))
 	g "$src" am -q "$p" || { echo "upstream: git am of ${p##*/} failed" >&2; exit 1; }
@@ -221,14 +222,20 @@ for p in "$logs/series/"00[0-9][1-9]-*.patch; do
 		title=$(sed '/^#/d' "$repo/docs/upstream/MAINTAINERS" | head -1)
 		fpaths=$(sed -n "/^$title\$/,/^\$/s/^F:[[:space:]]*//p" "$src/MAINTAINERS")
 		covered=1
-		for f in $(git -C "$src" diff --name-only --diff-filter=A HEAD~1 HEAD); do
+		added=$(git -C "$src" diff --name-only --diff-filter=A HEAD~1 HEAD)
+		for f in $added; do
 			ok=""
+			# an F: line ending in / covers what is under it, another
+			# line only its own file
 			for fp in $fpaths; do
-				case $fp in */) case $f in "$fp"*) ok=1 ;; esac ;; *) [ "$f" = "$fp" ] && ok=1 ;; esac
+				case $fp in
+				*/) [ "${f#"$fp"}" = "$f" ] || ok=1 ;;
+				*) [ "$f" != "$fp" ] || ok=1 ;;
+				esac
 			done
 			[ -n "$ok" ] || { covered=""; echo "upstream: ${p##*/} adds $f, which no F: line of the MAINTAINERS entry covers" >&2; }
 		done
-		[ -z "$covered" ] || [ -z "$(git -C "$src" diff --name-only --diff-filter=A HEAD~1 HEAD)" ] ||
+		[ -z "$covered" ] || [ -z "$added" ] ||
 			ignore="--ignore FILE_PATH_CHANGES"
 	fi
 	# shellcheck disable=SC2086
@@ -242,7 +249,7 @@ for p in "$logs/series/"00[0-9][1-9]-*.patch; do
 	[ -n "$e" ] && [ -n "$w" ] && [ -n "$c" ] ||
 		{ cat "$logs/checkpatch-$n.txt" >&2; echo "upstream: checkpatch gave no total for ${p##*/}" >&2; exit 1; }
 	checks=$((checks + c))
-	echo "upstream: [$n/7] $(sed -n 's/^Subject: //p' "$p" | head -1): checkpatch --strict $e errors, $w warnings, $c checks${ignore:+ (every file it adds is under the MAINTAINERS entry's F: lines: FILE_PATH_CHANGES checked so)}" >&2
+	echo "upstream: [$n/7] $(sed -n 's/^Subject: //p' "$p" | head -1): checkpatch --strict $e errors, $w warnings, $c checks${ignore:+$fpc_note}" >&2
 	sed -n 's/^CHECK:\([A-Z_]*\):.*/\1/p' "$logs/checkpatch-$n.txt" | sort | uniq -c | sed 's/^/      CHECK /' >&2
 	if [ "$e" != 0 ] || [ "$w" != 0 ]; then
 		grep -A4 '^\(ERROR\|WARNING\)' "$logs/checkpatch-$n.txt" >&2
