@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
+# shellcheck shell=sh
 # cold.sh - sourced (. scripts/cold.sh) by the scripts that build or fetch
 # something big into the cache (~/.cache/phyllo, PHYLLO_KCACHE) when it is
 # not there yet: the UML and debug kernels, the chroots, the guest disk,

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
+# shellcheck shell=sh
 #
 # lib.sh - sourced by the bridge's host tests after checks.sh ($dir,
 # $pids): a free port, waiting for a line in a file, and Debian's

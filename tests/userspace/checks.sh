@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
+# shellcheck shell=sh
 #
 # checks.sh - sourced by the host test scripts of tests/userspace/ after
 # `set -u`: a scratch folder $dir, removed at exit with the processes
