@@ -317,13 +317,15 @@ const struct lib_transport phyllo_lib_tty_transport = {
 	.close = t_close,
 };
 
-/* The master of a pseudo-terminal: an open of the ptmx device (5:2, as
- * /dev/ptmx and /dev/pts/ptmx are). */
+/* The ptmx device (as /dev/ptmx and /dev/pts/ptmx are): each open of it
+ * is a new pseudo-terminal's master. */
+#define T_PTMX_RDEV makedev(5, 2)
+
 static bool t_is_pty_master(int fd)
 {
 	struct stat st;
 
-	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 2);
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && st.st_rdev == T_PTMX_RDEV;
 }
 
 /* A pseudo-terminal, either end (Unix98 slaves: majors 136..143): no
@@ -332,10 +334,9 @@ static bool t_is_pty(int fd)
 {
 	struct stat st;
 
-	if (t_is_pty_master(fd))
-		return true;
-	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) >= 136 &&
-	       major(st.st_rdev) <= 143;
+	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
+	       (st.st_rdev == T_PTMX_RDEV ||
+		(major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143));
 }
 
 /*
