@@ -310,6 +310,22 @@ static void arq_start_handshake(struct phyllo_arq *a, uint32_t now)
 	a->syn_due = now;
 }
 
+/*
+ * A connecting side that hears its peer (units resent into a session we
+ * gave up, NOS traffic, a stray answer) sends its SYNs at most rto_max_ms
+ * apart: the long idle backoff is for a silent line. A line that comes
+ * back after minutes (a cable replugged) then reconnects within
+ * rto_max_ms of the peer's first frame, not PHYLLO_ARQ_SYN_IDLE_MS.
+ */
+static void arq_peer_heard(struct phyllo_arq *a)
+{
+	if (a->syn_interval > a->cfg.rto_max_ms) {
+		/* syn_due - syn_interval is when the last SYN went out */
+		a->syn_due -= a->syn_interval - a->cfg.rto_max_ms;
+		a->syn_interval = a->cfg.rto_max_ms;
+	}
+}
+
 /* Session control that fits neither the state nor the nonces: dropped. */
 static void arq_stale_control(struct phyllo_arq *a)
 {
@@ -475,6 +491,8 @@ int phyllo_arq_receive(struct phyllo_arq *a, const uint8_t *p, uint16_t n,
 	}
 	if ((flags | PHYLLO_FLAGS_KNOWN) != PHYLLO_FLAGS_KNOWN)
 		return PHYLLO_E_FLAGS;
+	if (a->state == PHYLLO_ARQ_SYN_SENT)
+		arq_peer_heard(a);
 	if (flags & PHYLLO_FLAG_RST) {
 		arq_on_rst(a, p + hdr, n - hdr, now_ms);
 		return 0;

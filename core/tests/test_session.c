@@ -220,6 +220,54 @@ static void arq_syn_retries_back_off_with_no_peer(void)
 	PTEST_EXPECT_EQ(log_n, 1);	/* the SYN|ACK, in the same poll */
 }
 
+/* Polls as asked until `until` with no peer; returns the last SYN's time. */
+static uint32_t syn_silence(uint32_t *now, uint32_t until, uint32_t last, uint32_t *gap)
+{
+	while (*now < until) {
+		unsigned int before = log_n;
+		uint16_t next = phyllo_arq_poll(&a, *now);
+
+		if (log_n != before) {
+			*gap = *now - last;
+			last = *now;
+		}
+		*now += next ? next : 1;
+	}
+	return last;
+}
+
+/* Finding: a connecting side that had backed off to the idle bound kept
+ * it while the peer was heard (units resent into a session it had given
+ * up: a cable back after minutes), so the link stayed down for up to
+ * PHYLLO_ARQ_SYN_IDLE_MS. While the peer is heard, SYNs now go at most
+ * rto_max_ms apart; once it falls silent they back off again. */
+static void arq_syn_retries_quicken_while_the_peer_is_heard(void)
+{
+	uint32_t now = 0, last, gap = 0, first_heard;
+	unsigned int before, syns = 0;
+
+	arq_fresh(true, 4);
+	last = syn_silence(&now, 600000u, 0, &gap);
+	PTEST_EXPECT_EQ(gap, PHYLLO_ARQ_SYN_IDLE_MS);
+	first_heard = now;
+	for (gap = 0; now < first_heard + 10000u; now += 100) {
+		before = log_n;
+		PTEST_EXPECT_EQ(peer(0, 0, 0, 0x60, now, NULL), PHYLLO_E_NOSESSION);
+		if (log_n != before) {
+			if (!syns)	/* the first SYN: with the peer's first frame */
+				PTEST_EXPECT_EQ(now, first_heard);
+			else if (now - last > gap)
+				gap = now - last;
+			syns++;
+			last = now;
+		}
+	}
+	PTEST_EXPECT_EQ(gap, a.cfg.rto_max_ms);
+	PTEST_EXPECT_EQ(syns, 10000u / a.cfg.rto_max_ms);
+	syn_silence(&now, now + 600000u, last, &gap);
+	PTEST_EXPECT_EQ(gap, PHYLLO_ARQ_SYN_IDLE_MS);
+}
+
 static const struct ptest_case session_cases[] = {
 	PTEST_CASE(arq_rst_without_this_sessions_nonces_is_stale),
 	PTEST_CASE(arq_stray_synack_keeps_session_and_window),
@@ -231,6 +279,7 @@ static const struct ptest_case session_cases[] = {
 	PTEST_CASE(arq_events_tell_open_reset_and_room),
 	PTEST_CASE(arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart),
 	PTEST_CASE(arq_syn_retries_back_off_with_no_peer),
+	PTEST_CASE(arq_syn_retries_quicken_while_the_peer_is_heard),
 };
 
 PTEST_SUITE(phyllo_suite_session, "phyllo_session", session_cases);

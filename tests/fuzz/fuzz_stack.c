@@ -40,9 +40,9 @@
  *    refused reliable unit is unaccepted (rx_next back), a NOS one cannot
  *    be refused;
  *  - two stacks: units of the other side arrive in order, at most once;
- *    after the script the line turns perfect: within 20 s both sides are
- *    idle and every reliable unit arrived or was reported lost (no unit
- *    vanishes silently);
+ *    after the script the line turns perfect: within 40 s (the SYN
+ *    backoff's bound and 10 s) both sides are idle and every reliable
+ *    unit arrived or was reported lost (no unit vanishes silently);
  *  - tx_sent <= tx_count <= window, nothing in flight outside a session,
  *    in flight <= the window the peer's opening SYN advertised (later
  *    SYNs change nothing);
@@ -67,9 +67,15 @@ enum { OP2_SEND_A, OP2_SEND_B, OP2_TO_B, OP2_TO_A, OP2_ADVANCE, OP2_POLL_A, OP2_
 #define FZ_BURST_MAX 12
 /* phyllo_arq_poll(): at most 1000, or the next SYN while no peer answers */
 #define FZ_POLL_MAX_MS PHYLLO_ARQ_SYN_IDLE_MS
-/* Two stacks, after the script: the line made perfect for this long. */
-#define FZ_SETTLE_ROUNDS 200
+/*
+ * Two stacks, after the script: the line made perfect for this long. A
+ * side still connecting on a line gone quiet sends its next SYN up to
+ * PHYLLO_ARQ_SYN_IDLE_MS after its last (the backoff for a silent line);
+ * then 10 s for the session to move what is queued. (It was 20 s, from
+ * before that backoff: a lost SYN|ACK late in a script then failed.)
+ */
 #define FZ_SETTLE_STEP_MS 100
+#define FZ_SETTLE_ROUNDS ((PHYLLO_ARQ_SYN_IDLE_MS + 10000) / FZ_SETTLE_STEP_MS)
 
 struct fz_hist {
 	uint8_t buf[PHYLLO_WIRE_MAX];
