@@ -50,7 +50,7 @@ module:
 
 kunit:
 	@scripts/deps.sh kernel kernels qemu
-	tests/kernel/kunit.sh $(KUNIT_KERNELS)
+	BUILD=$(BUILD) tests/kernel/kunit.sh $(KUNIT_KERNELS)
 
 test-kernel: $(HOST)/phyllo
 	@scripts/deps.sh kernel

@@ -24,11 +24,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 jobs=${KUNIT_JOBS:-$(nproc)}
 . "$here/../../scripts/cold.sh"
 
-# The suites as modules on test-kernel's UML kernel.
+# The suites as modules on test-kernel's UML kernel. phyllo's objects go
+# to this checkout's build folder (BUILD, as make passes it), never to the
+# shared cache: kmod.sh links the checkout's sources and make compares
+# mtimes, so objects another checkout built later were taken for current
+# ones (a kernel/ edit older than a fresh clone's run was not rebuilt).
 kunit_modules() {
 	name=$1 top=$2 start=$3
-	build=$top/kunit-modules
-	mkdir -p "$build"
+	mkdir -p "${BUILD:-$here/../../build}/kunit-$name"
+	build=$(cd "${BUILD:-$here/../../build}/kunit-$name" && pwd)
 	uml=$(KBUILD_JOBS=$jobs "$here/uml-build.sh" "$build")
 	rm -f "$build/kunit.ktap"
 	timeout 900 "$uml/linux" mem=1G console=tty kunit.enable=1 \
