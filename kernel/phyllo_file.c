@@ -560,7 +560,26 @@ static void phyllo_file_enqueue_locked(struct phyllo_file *pf,
 	pf->rxq_charge += buf->cost;
 	link->rxq_charged += buf->cost;
 	link->rxq_mem += phyllo_rxent_cost();
-	wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM);
+	pf->wake = true;	/* phyllo_files_wake_queued_locked() */
+}
+
+/*
+ * The readers of every file that was queued units, once: called after the
+ * kick that writes the ACK for them, so the ACK does not wait for a
+ * wake-up per reader (about 8 us each in the bench's guest, which put
+ * the ACK of a link with 32 readers 250 us behind one with one reader).
+ */
+void phyllo_files_wake_queued_locked(struct phyllo_link *link)
+{
+	struct phyllo_file *pf;
+
+	lockdep_assert_held(&link->lock);
+	list_for_each_entry(pf, &link->files, node) {
+		if (!pf->wake)
+			continue;
+		pf->wake = false;
+		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM);
+	}
 }
 
 static void phyllo_file_drop_locked(struct phyllo_file *pf,

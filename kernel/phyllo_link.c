@@ -642,7 +642,9 @@ void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 		if (fp)
 			fp += run;
 	}
+	/* the ACK first, then the readers of what it acknowledges */
 	phyllo_link_kick_locked(link);
+	phyllo_files_wake_queued_locked(link);
 	mutex_unlock(&link->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_receive);

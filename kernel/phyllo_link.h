@@ -17,7 +17,8 @@
  * the lock, for conditions read with READ_ONCE, then retake the lock and
  * check again, on one of two kinds of queue, woken only when their
  * condition may have changed: a file's rwait (its readers and EPOLLIN),
- * when a unit or a reset is queued to that file; the link's wwait
+ * when a unit or a reset is queued to that file (for units: once per
+ * receive_buf, after the ACK they call for is written); the link's wwait
  * (writers, fsync and EPOLLOUT), when the fifo drained, units were
  * retired, a session opened or reset. Death wakes everyone.
  *
@@ -169,6 +170,7 @@ struct phyllo_file {
 	bool overrun;			/* fell behind: drops until drained */
 	bool lost;			/* drops not yet reported to a read */
 	u8 verdict;			/* this delivery's (link->lock) */
+	bool wake;			/* units queued, readers not yet woken */
 	struct phyllo_rxent *pending;	/* this delivery's entry, if it takes */
 	/*
 	 * Resets reach a reader in order: reset_tail is a reset after the
@@ -230,6 +232,7 @@ bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
 		      const u8 *data, size_t len);
 int phyllo_sub_check(const struct phyllo_subscription *sub);
 /* false: a reliable unit some file cannot take yet, to be refused */
+void phyllo_files_wake_queued_locked(struct phyllo_link *link);
 bool phyllo_files_deliver_locked(struct phyllo_link *link,
 				 const struct phyllo_unit *u, bool refusable);
 void phyllo_files_reset_locked(struct phyllo_link *link);
