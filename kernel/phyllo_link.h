@@ -232,9 +232,10 @@ bool phyllo_sub_match(const struct phyllo_subscription *sub, u8 type,
 		      const u8 *data, size_t len);
 int phyllo_sub_check(const struct phyllo_subscription *sub);
 /* false: a reliable unit some file cannot take yet, to be refused */
-void phyllo_files_wake_queued_locked(struct phyllo_link *link);
 bool phyllo_files_deliver_locked(struct phyllo_link *link,
 				 const struct phyllo_unit *u, bool refusable);
+/* after the kick that acknowledges them: wake who was queued units */
+void phyllo_files_wake_queued_locked(struct phyllo_link *link);
 void phyllo_files_reset_locked(struct phyllo_link *link);
 /* the link died: every file's readers see it */
 void phyllo_files_wake_locked(struct phyllo_link *link);

@@ -189,6 +189,25 @@ static void arq_syn_nonce_zero_with_no_nonce_learnt_is_a_restart(void)
 	PTEST_EXPECT_EQ(a.rx_next, 0);
 }
 
+/* Polls as asked until `until` with no peer, counting the SYNs in *syns
+ * and the gap before the last in *gap; returns the last SYN's time. */
+static uint32_t syn_silence(uint32_t *now, uint32_t until, uint32_t last, uint32_t *gap,
+			    unsigned int *syns)
+{
+	while (*now < until) {
+		unsigned int before = log_n;
+		uint16_t next = phyllo_arq_poll(&a, *now);
+
+		if (log_n != before) {
+			(*syns)++;
+			*gap = *now - last;
+			last = *now;
+		}
+		*now += next ? next : 1;
+	}
+	return last;
+}
+
 /* Finding (issue 24): with no peer, a SYN went out every rto_max_ms
  * forever. The retries now grow twofold on to PHYLLO_ARQ_SYN_IDLE_MS, and a
  * peer that appears is answered at once. */
@@ -199,17 +218,7 @@ static void arq_syn_retries_back_off_with_no_peer(void)
 	unsigned int syns = 0;
 
 	arq_fresh(true, 4);
-	while (now < 600000u) {
-		unsigned int before = log_n;
-		uint16_t next = phyllo_arq_poll(&a, now);
-
-		if (log_n != before) {
-			syns++;
-			gap = now - last;
-			last = now;
-		}
-		now += next ? next : 1;
-	}
+	last = syn_silence(&now, 600000u, last, &gap, &syns);
 	PTEST_EXPECT_EQ(gap, PHYLLO_ARQ_SYN_IDLE_MS);
 	PTEST_EXPECT(syns < 40);
 	/* and no poll is asked for before the next SYN is due */
@@ -218,22 +227,6 @@ static void arq_syn_retries_back_off_with_no_peer(void)
 	peer_raw(syn, sizeof(syn), now, NULL);
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
 	PTEST_EXPECT_EQ(log_n, 1);	/* the SYN|ACK, in the same poll */
-}
-
-/* Polls as asked until `until` with no peer; returns the last SYN's time. */
-static uint32_t syn_silence(uint32_t *now, uint32_t until, uint32_t last, uint32_t *gap)
-{
-	while (*now < until) {
-		unsigned int before = log_n;
-		uint16_t next = phyllo_arq_poll(&a, *now);
-
-		if (log_n != before) {
-			*gap = *now - last;
-			last = *now;
-		}
-		*now += next ? next : 1;
-	}
-	return last;
 }
 
 /* Finding: a connecting side that had backed off to the idle bound kept
@@ -247,9 +240,10 @@ static void arq_syn_retries_quicken_while_the_peer_is_heard(void)
 	unsigned int before, syns = 0;
 
 	arq_fresh(true, 4);
-	last = syn_silence(&now, 600000u, 0, &gap);
+	last = syn_silence(&now, 600000u, 0, &gap, &syns);
 	PTEST_EXPECT_EQ(gap, PHYLLO_ARQ_SYN_IDLE_MS);
 	first_heard = now;
+	syns = 0;
 	for (gap = 0; now < first_heard + 10000u; now += 100) {
 		before = log_n;
 		PTEST_EXPECT_EQ(peer(0, 0, 0, 0x60, now, NULL), PHYLLO_E_NOSESSION);
@@ -264,7 +258,7 @@ static void arq_syn_retries_quicken_while_the_peer_is_heard(void)
 	}
 	PTEST_EXPECT_EQ(gap, a.cfg.rto_max_ms);
 	PTEST_EXPECT_EQ(syns, 10000u / a.cfg.rto_max_ms);
-	syn_silence(&now, now + 600000u, last, &gap);
+	syn_silence(&now, now + 600000u, last, &gap, &syns);
 	PTEST_EXPECT_EQ(gap, PHYLLO_ARQ_SYN_IDLE_MS);
 }
 

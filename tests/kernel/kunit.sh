@@ -31,8 +31,9 @@ jobs=${KUNIT_JOBS:-$(nproc)}
 # ones (a kernel/ edit older than a fresh clone's run was not rebuilt).
 kunit_modules() {
 	name=$1 top=$2 start=$3
-	mkdir -p "${BUILD:-$here/../../build}/kunit-$name"
-	build=$(cd "${BUILD:-$here/../../build}/kunit-$name" && pwd)
+	build=${BUILD:-$here/../../build}/kunit-$name
+	mkdir -p "$build"
+	build=$(cd "$build" && pwd)
 	uml=$(KBUILD_JOBS=$jobs "$here/uml-build.sh" "$build")
 	rm -f "$build/kunit.ktap"
 	timeout 900 "$uml/linux" mem=1G console=tty kunit.enable=1 \
