@@ -17,6 +17,16 @@ wait_for() {	# FILE PATTERN: up to 20 s
 		i=$((i + 1)); [ $i -gt 200 ] && return 1; sleep 0.1
 	done
 }
+# A bridge in the background, its stderr emptied first: the child
+# truncates /tmp/b.err only once it runs, so a wait_for on it could still
+# read the previous bridge's "connected to" (the kill -9 check then killed
+# the broker before this bridge had reached it, and waited in vain for a
+# second connection; one run in four or five).
+bridge_bg() {
+	: >/tmp/b.err
+	phyllo-bridge -c "$1" >/tmp/b.out 2>>/tmp/b.err &
+	bridge=$!
+}
 mkdir -p /run/lock /tmp
 ip link set lo up
 printf 'listener 1883 127.0.0.1\nallow_anonymous true\nuser root\npersistence false\n' >/tmp/m.conf
@@ -64,8 +74,7 @@ mosquitto -c /tmp/p.conf >>/tmp/broker.log 2>&1 &
 broker=$!
 sleep 0.5
 printf 'link = %s\nhost = 127.0.0.1\nname = guest\nstats_interval = 0\nreconnect_max = 1\n' "$dev" >/tmp/b.conf
-phyllo-bridge -c /tmp/b.conf >/tmp/b.out 2>/tmp/b.err &
-bridge=$!
+bridge_bg /tmp/b.conf
 wait_for /tmp/b.err "connected to"
 pkill_broker KILL
 sleep 1
@@ -85,8 +94,7 @@ mosquitto_sub -h 127.0.0.1 -q 1 -c -i guest-answers -t phyllo/guest/q -C 1 -W 1 
 seq 0 499 | mosquitto_pub -h 127.0.0.1 -q 1 -t phyllo/guest/cmd/q -l
 mosquitto_sub -h 127.0.0.1 -q 1 -c -i guest-answers -t phyllo/guest/q >/tmp/answers 2>&1 &
 asub=$!
-phyllo-bridge -c /tmp/b.conf >/tmp/b.out 2>/tmp/b.err &
-bridge=$!
+bridge_bg /tmp/b.conf
 i=0
 until [ "$(sort -u /tmp/answers | wc -l)" -ge 500 ] || [ $i -gt 600 ]; do sleep 0.1; i=$((i + 1)); done
 kill -TERM $bridge
@@ -104,8 +112,7 @@ mosquitto -c /tmp/t.conf >>/tmp/broker.log 2>&1 &
 broker=$!
 sleep 0.5
 printf 'link = %s\nhost = localhost\nport = 8883\nprotocol = 5\nusername = guest\npassword = pw-guest\ntls_ca_file = /tls/ca.crt\nname = guest\nstats_interval = 0\n' "$dev" >/tmp/t1.conf
-phyllo-bridge -c /tmp/t1.conf >/tmp/b.out 2>/tmp/b.err &
-bridge=$!
+bridge_bg /tmp/t1.conf
 wait_for /tmp/b.err "connected to"
 mosquitto_sub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -v -t 'phyllo/guest/tls' >/tmp/tsub 2>&1 &
 tsub=$!
@@ -117,8 +124,7 @@ kill -TERM $bridge
 wait $bridge
 kill $tsub
 sed 's/^name = guest$/name = other/' /tmp/t1.conf >/tmp/t2.conf
-phyllo-bridge -c /tmp/t2.conf >/tmp/b.out 2>/tmp/b.err &
-bridge=$!
+bridge_bg /tmp/t2.conf
 i=0
 while kill -0 $bridge 2>/dev/null && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
 kill $bridge 2>/dev/null

@@ -32,9 +32,12 @@ conf() {
 	{ echo "link = $dir/$1.pty"; echo "transport = tty"; echo "name = $1"
 	  echo "reconnect_max = 1"; echo "stats_interval = 0"; cat; } >"$dir/$1.conf"
 }
-# start NAME: the bridge, waited for until connected
+# start NAME: the bridge, waited for until connected. Its stderr is
+# emptied first: the child truncates it only once it runs, and the waits
+# below could read what the previous bridge of that name wrote.
 start() {
-	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>"$dir/$1.err" &
+	: >"$dir/$1.err"
+	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>>"$dir/$1.err" &
 	eval "bridge_$1=\$!"
 	pids="$pids $!"
 	wait_for "$dir/$1.err" "connected to" 150
