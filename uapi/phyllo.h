@@ -46,8 +46,8 @@ struct phyllo_link_config {
 	__u32 max_retries;	/* timeouts before the session is lost, 0..255 */
 	__u32 flags;		/* PHYLLO_CFG_NO_HANDSHAKE */
 	__u32 rxq_units;	/* queued units per open file, 1..65536 */
-	__u32 rxq_bytes;	/* queued bytes per open file, 253..16 MiB */
-	__u32 rxq_link_bytes;	/* queued bytes of the link, rxq_bytes..64 MiB */
+	__u32 rxq_bytes;	/* queued bytes per open file, 1 KiB..16 MiB */
+	__u32 rxq_link_bytes;	/* queued bytes per class, rxq_bytes..64 MiB */
 	__u32 max_files;	/* open files of the link, 1..1024 */
 	__u32 rxq_stall_ms;	/* the link's hold budget per class, 1..600000 */
 	__u32 mask;		/* SET_CONFIG: the words it sets, PHYLLO_SET_* */
@@ -72,6 +72,8 @@ struct phyllo_link_config {
 
 /* Bounds of the receive policy words of struct phyllo_link_config. */
 #define PHYLLO_RXQ_UNITS_MAX		65536
+/* rxq_bytes: at least one largest unit's charge (its allocations) */
+#define PHYLLO_RXQ_BYTES_MIN		1024
 #define PHYLLO_RXQ_BYTES_MAX		(16U << 20)
 #define PHYLLO_RXQ_LINK_BYTES_MAX	(64U << 20)
 #define PHYLLO_FILES_MAX		1024
@@ -148,6 +150,51 @@ struct phyllo_link_stats {
 	__u32 reserved[6];
 };
 
+/*
+ * The same counters as struct phyllo_link_stats, in the same order, 64
+ * bits wide (PHYLLO_IOC_GET_STATS64): totals since the link was attached,
+ * carried across new configurations (where the 32-bit protocol counters
+ * start again), so that byte counts do not wrap in hours at 1 Mbaud.
+ * rtt_ms and rto_ms are the current values, as in the 32-bit struct.
+ */
+struct phyllo_link_stats64 {
+	__u64 rx_bytes;
+	__u64 rx_frames;
+	__u64 rx_units;
+	__u64 rx_overflow;
+	__u64 rx_framing;
+	__u64 rx_length;
+	__u64 rx_crc;
+	__u64 rx_type;
+	__u64 rx_flags;
+	__u64 rx_seq;
+	__u64 rx_dup;
+	__u64 rx_ack_stale;
+	__u64 rx_nosession;
+	__u64 rx_hold;
+	__u64 rx_naks;
+	__u64 tx_units;
+	__u64 tx_frames;
+	__u64 tx_bytes;
+	__u64 tx_retransmits;
+	__u64 tx_timeouts;
+	__u64 tx_acks;
+	__u64 tx_naks;
+	__u64 tx_reset_lost;
+	__u64 sessions;
+	__u64 peer_resets;
+	__u64 rtt_ms;
+	__u64 rto_ms;
+	__u64 rx_ctrl_stale;
+	__u64 rx_tty_errors;
+	__u64 rx_queue_drops;
+	__u64 rx_unclaimed;
+	__u64 tx_overruns;
+	__u64 rx_evictions;
+	__u64 rx_hold_ms;
+	__u64 reserved[6];
+};
+
 /* phyllo_subscription.flags */
 #define PHYLLO_SUB_TYPE			0x1	/* only units of type `type` */
 /* only pub-sub (0x60) units whose topic starts with topic[0..topic_len) */
@@ -174,8 +221,10 @@ struct phyllo_subscription {
  * fails once with ENOBUFS; one that holds makes the peer wait instead,
  * within the link's hold budget.
  */
-#define PHYLLO_RECV_DROP		0	/* default */
-#define PHYLLO_RECV_HOLD		1	/* standard preset: refuse, peer resends */
+#define PHYLLO_RECV_DROP		0	/* lose at once what does not fit */
+#define PHYLLO_RECV_HOLD		1	/* default; standard preset: refuse,
+						 * peer resends
+						 */
 
 /* Counters of one open file. */
 struct phyllo_file_stats {
@@ -201,6 +250,7 @@ struct phyllo_file_stats {
 #define PHYLLO_IOC_SET_SEND_MODE _IOW(PHYLLO_IOC_MAGIC, 6, __u32)
 #define PHYLLO_IOC_GET_FILE_STATS _IOR(PHYLLO_IOC_MAGIC, 7, struct phyllo_file_stats)
 #define PHYLLO_IOC_SET_RECV_MODE _IOW(PHYLLO_IOC_MAGIC, 9, __u32)
+#define PHYLLO_IOC_GET_STATS64	_IOR(PHYLLO_IOC_MAGIC, 10, struct phyllo_link_stats64)
 /* On the tty (not /dev/phylloN): N of the /dev/phylloN it carries. */
 #define PHYLLO_IOC_TTY_UNIT	_IOR(PHYLLO_IOC_MAGIC, 8, __u32)
 
