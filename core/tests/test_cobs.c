@@ -170,7 +170,7 @@ static void chunk_splits_at_delimiters(void)
 	phyllo_chunk_init(c);
 	for (i = 0; i < sizeof(in); i++)
 		got[i] = phyllo_chunk_push(c, in[i]);
-	/* PROTOCOL.md: chunks 01 and 02 03; the empty chunk is ignored */
+	/* docs/protocol.md: chunks 01 and 02 03; the empty chunk is ignored */
 	PTEST_EXPECT_EQ(got[0], 0);
 	PTEST_EXPECT_EQ(got[2], 1);
 	PTEST_EXPECT_EQ(got[3], 0);

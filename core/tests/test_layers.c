@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * test_layers.c - datagram, validated datagram, document and pub-sub
- * headers: the PROTOCOL.md examples both ways, and every malformed input.
+ * headers: the docs/protocol.md examples both ways, and every malformed input.
  */
 #include <string.h>
 #include "ptest.h"

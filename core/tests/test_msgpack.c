@@ -196,7 +196,7 @@ static void msgpack_skip_handles_deep_nesting(void)
 	PTEST_EXPECT_EQ(phyllo_mp_check(buf, 200), PHYLLO_E_MSGPACK);
 }
 
-/* PROTOCOL.md: bodies of 14, 53 and 233 bytes, pub-sub payloads 22, 61, 241. */
+/* docs/protocol.md: bodies of 14, 53 and 233 bytes, pub-sub payloads 22, 61, 241. */
 static void tuples_have_the_published_sizes(void)
 {
 	static const uint16_t body[] = { 14, 53, 233 }, whole[] = { 22, 61, 241 };

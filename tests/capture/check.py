@@ -4,7 +4,7 @@
 and against the counters of a captured `phyllo peer` session.
 
   check.py vectors LUA DIR        write DIR/vectors.pcapng (frames built
-                                  here from PROTOCOL.md's examples, one
+                                  here from docs/protocol.md's examples, one
                                   interface per preset), dissect it, check
                                   each frame's fields
   check.py session LUA PCAP STATS [--closing]
@@ -20,7 +20,7 @@ and against the counters of a captured `phyllo peer` session.
                                   shown in at least one of the dissections
 
 Prints "ok ..." / "FAIL ..." lines; the status is 1 if anything failed.
-The frame builders below are anchored to PROTOCOL.md's check values
+The frame builders below are anchored to docs/protocol.md's check values
 before they are used (a wrong builder cannot pass as a wrong dissector).
 """
 import json
@@ -41,7 +41,7 @@ def ok(cond, what, detail=""):
         print("FAIL " + what + (": " + detail if detail else ""))
 
 
-# ---- frames, per PROTOCOL.md ----
+# ---- frames, per docs/protocol.md ----
 def crc32(data):
     c = 0xFFFFFFFF
     for b in data:

@@ -3,7 +3,7 @@
 #
 # test-capture.sh - make test-capture: `phyllo capture` and the Wireshark
 # dissector (tools/wireshark/phyllo.lua) under Debian's tshark.
-#  1. Known frames (PROTOCOL.md's examples and every error class, one
+#  1. Known frames (docs/protocol.md's examples and every error class, one
 #     interface per preset) dissected field by field (check.py vectors).
 #  2. A lossy session: an echo peer and a client, faults injected on both
 #     sides both ways (drops, duplicates, 1-8 bit corruption that hits

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
- * phyllo_tuples.h - the echo benchmark's three payloads (PROTOCOL.md), as
+ * phyllo_tuples.h - the echo benchmark's three payloads (docs/protocol.md), as
  * whole pub-sub documents: pub-sub type 0x40, topic "echo", format 0x11
  * (MessagePack), schema 0x60, then the tuple. Shared by the phyllo tool,
  * the AVR benchmarks and the firmware tests, so all measure the same bytes.

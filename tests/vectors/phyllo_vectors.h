@@ -4,8 +4,8 @@
  *
  * The same tables feed the host tests (tests/, core/tests/), the kernel's
  * KUnit suites and the tests on the simulated AVR. Values come from the
- * protocol reference (PROTOCOL.md check values) or were computed with an
- * independent bit-at-a-time implementation. A bug found anywhere becomes a
+ * upstream check values (docs/protocol.md shows them worked) or were
+ * computed with an independent bit-at-a-time implementation. A bug found anywhere becomes a
  * row here. Kept small: on the AVR these tables sit in RAM.
  */
 #ifndef PHYLLO_VECTORS_H
@@ -25,8 +25,8 @@ struct phyllo_vec_crc {
 };
 
 static const struct phyllo_vec_crc phyllo_vec_crc[] = {
-	{ (const uint8_t *)"123456789", 9, 0xB303B455UL },      /* PROTOCOL.md */
-	{ PV(0x10, 0x01, 0x02, 0x03, 0x04, 0x00), 0xD2AA86D0UL }, /* PROTOCOL.md */
+	{ (const uint8_t *)"123456789", 9, 0xB303B455UL },      /* docs/protocol.md */
+	{ PV(0x10, 0x01, 0x02, 0x03, 0x04, 0x00), 0xD2AA86D0UL }, /* docs/protocol.md */
 	{ PV_EMPTY, 0x00000000UL },
 	{ PV(0x00), 0x25250000UL },
 	{ PV(0x23, 0x0A, 0xFA, 0x08, 0x10, 0x11, 0x22, 0x33), 0x6C291510UL },
@@ -44,7 +44,7 @@ static const struct phyllo_vec_pair phyllo_vec_cobs[] = {
 	{ PV_EMPTY, PV(0x01) },
 	{ PV(0x00), PV(0x01, 0x01) },
 	{ PV(0x00, 0x00), PV(0x01, 0x01, 0x01) },
-	{ PV(0x11, 0x22, 0x00, 0x33), PV(0x03, 0x11, 0x22, 0x02, 0x33) }, /* PROTOCOL.md */
+	{ PV(0x11, 0x22, 0x00, 0x33), PV(0x03, 0x11, 0x22, 0x02, 0x33) }, /* docs/protocol.md */
 	{ PV(0x11, 0x22, 0x33, 0x44), PV(0x05, 0x11, 0x22, 0x33, 0x44) },
 	{ PV(0x11, 0x00, 0x00, 0x00), PV(0x02, 0x11, 0x01, 0x01, 0x01) },
 	{ PV(0x00, 0x11), PV(0x01, 0x02, 0x11) },
@@ -87,7 +87,7 @@ static const struct phyllo_vec_wire phyllo_vec_wire[] = {
 	     0x04, 0x01, 0x00) },
 };
 
-/* The layer examples of PROTOCOL.md, header by header. */
+/* The layer examples of docs/protocol.md, header by header. */
 static const uint8_t phyllo_vec_datagram[] = { 0x05, 0x10, 0x01, 0x02, 0x03, 0x04, 0x00 };
 static const uint8_t phyllo_vec_validated[] = {
 	0xD2, 0xAA, 0x86, 0xD0, 0x10, 0x01, 0x02, 0x03, 0x04, 0x00 };
@@ -134,7 +134,7 @@ static const struct phyllo_vec_drop phyllo_vec_drop[] = {
 	  PHYLLO_VEC_STAT(rx_flags), -9 },
 };
 
-/* Benchmark echo tuples (PROTOCOL.md): MessagePack bodies. */
+/* Benchmark echo tuples (docs/protocol.md): MessagePack bodies. */
 static const uint8_t phyllo_vec_tuple_small[] = {
 	0x94, 0xA5, 'h', 'e', 'l', 'l', 'o', 0x7B, 0xCD, 0x01, 0xC8, 0xCD, 0x03, 0x15 };
 

@@ -8,7 +8,7 @@
 --
 -- Contract: the layers are decoded exactly as the core receives them
 -- (core/phyllo_stack.c, phyllo_cobs.c, phyllo_datagram.c, phyllo_arq.c;
--- bytes per PROTOCOL.md, docs/reliable.md, core/phyllo_wire.h), and a
+-- bytes per docs/protocol.md, docs/reliable.md, core/phyllo_wire.h), and a
 -- damaged frame gets the one error the core would count for it in
 -- phyllo.error (overflow, framing, length, crc, type, flags), so counts
 -- of those match rx_overflow .. rx_flags of the capturing side. The
