@@ -117,7 +117,7 @@ LIBDIR ?= $(PREFIX)/lib
 LIB_MAN3 := phyllo_open phyllo_open_fd phyllo_close phyllo_fd phyllo_dispatch phyllo_wait_up \
 	phyllo_publish phyllo_publish_doc phyllo_publish_json phyllo_send phyllo_flush \
 	phyllo_subscribe phyllo_subscribe_type phyllo_unsubscribe_all phyllo_recv \
-	phyllo_request phyllo_status phyllo_stats phyllo_stat_name phyllo_strerror \
+	phyllo_request phyllo_status phyllo_stats phyllo_stats64 phyllo_stat_name phyllo_strerror \
 	phyllo_json_to_msgpack phyllo_msgpack_to_json phyllo_options_init phyllo_transport \
 	phyllo_mtu phyllo_version phyllo_baud_valid
 .PHONY: install-lib

@@ -45,7 +45,7 @@ extern "C" {
 #endif
 
 #define PHYLLO_LIB_VERSION_MAJOR 0
-#define PHYLLO_LIB_VERSION_MINOR 1
+#define PHYLLO_LIB_VERSION_MINOR 2	/* 2: phyllo_stats64() */
 
 struct phyllo;
 
@@ -177,9 +177,13 @@ PHYLLO_API int phyllo_request(struct phyllo *h, const char *topic, const void *d
 			      size_t len, struct phyllo_message *reply, int timeout_ms);
 
 PHYLLO_API int phyllo_status(struct phyllo *h, struct phyllo_status *s);
-/* The link's counters into v[0..max): returns how many there are (32:
- * the protocol core's 28, then the glue's 4), in phyllo_stat_name() order. */
+/* The link's counters into v[0..max): returns how many there are (34:
+ * the protocol core's 28, then the glue's 6), in phyllo_stat_name() order. */
 PHYLLO_API int phyllo_stats(struct phyllo *h, uint32_t *v, unsigned int max);
+/* The same counters 64 bits wide, as totals that do not wrap: since the
+ * link was attached on /dev/phylloN, since the open on a tty. rtt_ms and
+ * rto_ms are the current values, as in phyllo_stats(). */
+PHYLLO_API int phyllo_stats64(struct phyllo *h, uint64_t *v, unsigned int max);
 /* Name of counter i, or NULL past the last. */
 PHYLLO_API const char *phyllo_stat_name(unsigned int i);
 

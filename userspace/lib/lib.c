@@ -681,6 +681,20 @@ int phyllo_stats(struct phyllo *h, uint32_t *v, unsigned int max)
 	return (int)n;
 }
 
+int phyllo_stats64(struct phyllo *h, uint64_t *v, unsigned int max)
+{
+	uint64_t all[PHYLLO_STATS_FIELDS + LIB_GLUE_STATS];
+	unsigned int n = PHYLLO_STATS_FIELDS + LIB_GLUE_STATS;
+	int ret;
+
+	memset(all, 0, sizeof(all));
+	ret = h->t->stats64(h, all, n);
+	if (ret < 0)
+		return ret;
+	memcpy(v, all, (max < n ? max : n) * sizeof(*v));
+	return (int)n;
+}
+
 #include "stats_list.h"
 
 #define LIB_STAT_NAME(f) #f,

@@ -53,7 +53,7 @@ struct phyllo {
 	/* what the application gets */
 	struct lib_unit *q;
 	unsigned int q_head, q_n, q_cap;
-	uint32_t q_drops, filtered;
+	uint64_t q_drops, filtered;
 	bool reset_pending, hungup, hup_reported;
 	uint32_t resets;
 	struct lib_sub subs[LIB_SUBS_MAX];
@@ -80,6 +80,9 @@ struct phyllo {
 	size_t txlen;
 	bool held;			/* the core holds the link: queue full */
 	uint32_t reset_lost_seen;
+	/* the core's counters carried into 64 bits (phyllo_lib_stats_fold()) */
+	uint64_t stats_total[PHYLLO_STATS_FIELDS];
+	uint32_t stats_seen[PHYLLO_STATS_FIELDS];
 	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE (lib_capture.h) */
 	char report_path[160];		/* lib_report.c: "" for none */
 	int64_t report_ms;		/* when it was last written */
@@ -95,6 +98,8 @@ struct lib_transport {
 	int (*filter)(struct phyllo *h, bool everything);
 	int (*status)(struct phyllo *h, struct phyllo_status *s);
 	int (*stats)(struct phyllo *h, uint32_t *v, unsigned int n);
+	/* the same counters as totals, 64 bits wide */
+	int (*stats64)(struct phyllo *h, uint64_t *v, unsigned int n);
 	/* reliable units not yet acknowledged */
 	int (*in_flight)(struct phyllo *h);
 	/* the application took a unit: room in the queue again */
@@ -142,6 +147,14 @@ const char *phyllo_lib_report_why(char *buf, size_t len);
 void phyllo_lib_report_open(struct phyllo *h);
 void phyllo_lib_report(struct phyllo *h);
 void phyllo_lib_report_close(struct phyllo *h);
+
+/*
+ * Carry n 32-bit counters into 64-bit totals: each grew by now - seen
+ * since the last fold, modulo 2^32 (right, a wrap included, while it
+ * grows by less than 2^32 between two folds); seen becomes now. The tty
+ * transport folds the core's at every service and send.
+ */
+void phyllo_lib_stats_fold(uint64_t *total, uint32_t *seen, const uint32_t *now, unsigned int n);
 
 /* The core's error as an errno value (the library's one place). */
 int phyllo_lib_errno(int phyllo_err);

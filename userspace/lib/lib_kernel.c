@@ -195,6 +195,30 @@ static int k_stats(struct phyllo *h, uint32_t *v, unsigned int n)
 	return 0;
 }
 
+/* The totals since the link was attached; a module from before
+ * PHYLLO_IOC_GET_STATS64 does not know it (ENOTTY): its 32-bit ones. */
+static int k_stats64(struct phyllo *h, uint64_t *v, unsigned int n)
+{
+	struct phyllo_link_stats64 st;
+	uint32_t v32[PHYLLO_STATS_FIELDS + LIB_GLUE_STATS];
+	unsigned int i;
+	int ret;
+
+	_Static_assert(offsetof(struct phyllo_link_stats64, reserved) ==
+		       (PHYLLO_STATS_FIELDS + LIB_GLUE_STATS) * sizeof(__u64),
+		       "the same counters as struct phyllo_link_stats");
+	if (!ioctl(h->io_fd, PHYLLO_IOC_GET_STATS64, &st)) {
+		memcpy(v, &st, n * sizeof(*v));
+		return 0;
+	}
+	if (errno != ENOTTY)
+		return -errno;
+	ret = k_stats(h, v32, n);
+	for (i = 0; !ret && i < n; i++)
+		v[i] = v32[i];
+	return ret;
+}
+
 /* This file's reliable units not yet acknowledged. */
 static int k_in_flight(struct phyllo *h)
 {
@@ -224,6 +248,7 @@ const struct lib_transport phyllo_lib_kernel_transport = {
 	.filter = k_filter,
 	.status = k_status,
 	.stats = k_stats,
+	.stats64 = k_stats64,
 	.in_flight = k_in_flight,
 	.taken = k_taken,
 	.close = k_close,

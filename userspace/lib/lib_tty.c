@@ -110,6 +110,27 @@ static int t_flush(struct phyllo *h)
 	return 0;
 }
 
+void phyllo_lib_stats_fold(uint64_t *total, uint32_t *seen, const uint32_t *now, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		total[i] += (uint32_t)(now[i] - seen[i]);
+		seen[i] = now[i];
+	}
+}
+
+/* At every service and send, not only when asked: a counter then grows by
+ * far less than 2^32 between two folds (a service reads 64 KiB at most). */
+static void t_fold(struct phyllo *h)
+{
+	uint32_t now[PHYLLO_STATS_FIELDS];
+
+	_Static_assert(sizeof(now) == sizeof(h->st.stats), "the core's counters are u32");
+	memcpy(now, &h->st.stats, sizeof(now));
+	phyllo_lib_stats_fold(h->stats_total, h->stats_seen, now, PHYLLO_STATS_FIELDS);
+}
+
 static void t_events(struct phyllo *h)
 {
 	uint8_t ev = phyllo_stack_take_events(&h->st);
@@ -217,6 +238,7 @@ static int t_service(struct phyllo *h)
 	}
 	t_flush(h);
 	t_arm(h, next);
+	t_fold(h);
 	phyllo_lib_report(h);
 	return 0;
 }
@@ -235,6 +257,7 @@ static int t_send(struct phyllo *h, const uint8_t *unit, uint16_t len, bool reli
 	ret = phyllo_stack_send(&h->st, unit[0], unit + 1, (uint16_t)(len - 1), reliable, now);
 	if (ret)
 		return -phyllo_lib_errno(ret);
+	t_fold(h);
 	t_events(h);
 	t_flush(h);
 	return 0;
@@ -266,10 +289,24 @@ static int t_status(struct phyllo *h, struct phyllo_status *s)
 
 static int t_stats(struct phyllo *h, uint32_t *v, unsigned int n)
 {
-	uint32_t glue[LIB_GLUE_STATS] = { 0, h->q_drops, h->filtered, 0, 0, 0 };
+	uint32_t glue[LIB_GLUE_STATS] = { 0, (uint32_t)h->q_drops, (uint32_t)h->filtered, 0, 0, 0 };
 
 	(void)n;
 	memcpy(v, &h->st.stats, sizeof(h->st.stats));
+	memcpy(v + PHYLLO_STATS_FIELDS, glue, sizeof(glue));
+	return 0;
+}
+
+static int t_stats64(struct phyllo *h, uint64_t *v, unsigned int n)
+{
+	uint64_t glue[LIB_GLUE_STATS] = { 0, h->q_drops, h->filtered, 0, 0, 0 };
+
+	(void)n;
+	t_fold(h);
+	memcpy(v, h->stats_total, sizeof(h->stats_total));
+	/* gauges: what they are now, not a sum */
+	v[offsetof(struct phyllo_stats, rtt_ms) / sizeof(uint32_t)] = h->st.stats.rtt_ms;
+	v[offsetof(struct phyllo_stats, rto_ms) / sizeof(uint32_t)] = h->st.stats.rto_ms;
 	memcpy(v + PHYLLO_STATS_FIELDS, glue, sizeof(glue));
 	return 0;
 }
@@ -312,6 +349,7 @@ const struct lib_transport phyllo_lib_tty_transport = {
 	.filter = t_filter,
 	.status = t_status,
 	.stats = t_stats,
+	.stats64 = t_stats64,
 	.in_flight = t_in_flight,
 	.taken = t_taken,
 	.close = t_close,

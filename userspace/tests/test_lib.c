@@ -7,7 +7,8 @@
  * raw units, request/reply, the pollable fd, non-blocking sends,
  * back-pressure through a small queue, a session reset and a hang-up
  * reported, files that are no tty refused, pty masters side by side and
- * a slave one user's at a time, the JSON helpers, counters.
+ * a slave one user's at a time, the JSON helpers, counters (the 64-bit
+ * ones past 2^32).
  * The kernel transport's system calls are counted on a stand-in for
  * /dev/phylloN: a SOCK_SEQPACKET socket (one read, one unit), whose
  * read(2), poll(2) and ioctl(2) this file wraps.
@@ -41,6 +42,21 @@ static int fds[2];
  */
 static int fake_fd = -1;
 static unsigned int fake_reads, fake_empty, fake_polls;
+/* PHYLLO_IOC_GET_STATS64 answered (else ENOTTY, as a module from before it) */
+static bool fake_has_stats64;
+
+#define FAKE_STATS (PHYLLO_STATS_FIELDS + LIB_GLUE_STATS)
+
+/* What the stand-in's counters read: i-th of the 32-bit ioctl, of the 64-bit one */
+static uint32_t fake_stat32(unsigned int i)
+{
+	return 0xfffffff0u + i * 1000u;
+}
+
+static uint64_t fake_stat64(unsigned int i)
+{
+	return ((uint64_t)(i + 1) << 32) + i;
+}
 
 static bool is_fake(int fd)
 {
@@ -82,6 +98,26 @@ int ioctl(int fd, unsigned long req, ...)
 	va_end(ap);
 	if (is_fake(fd) && req == PHYLLO_IOC_SUBSCRIBE)
 		return 0;
+	if (is_fake(fd) && req == PHYLLO_IOC_GET_STATS) {
+		struct phyllo_link_stats st = { 0 };
+		uint32_t v[FAKE_STATS];
+
+		for (unsigned int i = 0; i < FAKE_STATS; i++)
+			v[i] = fake_stat32(i);
+		memcpy(&st, v, sizeof(v));
+		memcpy(arg, &st, sizeof(st));
+		return 0;
+	}
+	if (is_fake(fd) && req == PHYLLO_IOC_GET_STATS64 && fake_has_stats64) {
+		struct phyllo_link_stats64 st = { 0 };
+		uint64_t v[FAKE_STATS];
+
+		for (unsigned int i = 0; i < FAKE_STATS; i++)
+			v[i] = fake_stat64(i);
+		memcpy(&st, v, sizeof(v));
+		memcpy(arg, &st, sizeof(st));
+		return 0;
+	}
 	if (is_fake(fd)) {
 		errno = ENOTTY;
 		return -1;
@@ -577,6 +613,153 @@ static void lib_recv_polls_for_spaced_units(void)
 	fake_close(h, sp.dev);
 }
 
+#define STAT_AT(f) (offsetof(struct phyllo_stats, f) / sizeof(uint32_t))
+
+/* The first counter (but skip) where phyllo_stats64() and phyllo_stats()
+ * of h differ, or -1 */
+static int stats_differ_at(struct phyllo *h, int skip)
+{
+	uint32_t v32[FAKE_STATS + 2];
+	uint64_t v64[FAKE_STATS + 2];
+
+	PTEST_EXPECT_EQ(phyllo_stats(h, v32, FAKE_STATS + 2), FAKE_STATS);
+	PTEST_EXPECT_EQ(phyllo_stats64(h, v64, FAKE_STATS + 2), FAKE_STATS);
+	for (int i = 0; i < (int)FAKE_STATS; i++)
+		if (i != skip && v64[i] != v32[i]) {
+			PTEST_LOG("counter %d (%s): 64-bit %llu, 32-bit %u\n", i,
+				  phyllo_stat_name((unsigned int)i), (unsigned long long)v64[i],
+				  v32[i]);
+			return i;
+		}
+	return -1;
+}
+
+static uint64_t counter64(struct phyllo *h, unsigned int i)
+{
+	uint64_t v[FAKE_STATS];
+
+	PTEST_EXPECT_EQ(phyllo_stats64(h, v, FAKE_STATS), FAKE_STATS);
+	return v[i];
+}
+
+static uint32_t counter32(struct phyllo *h, unsigned int i)
+{
+	uint32_t v[FAKE_STATS];
+
+	PTEST_EXPECT_EQ(phyllo_stats(h, v, FAKE_STATS), FAKE_STATS);
+	return v[i];
+}
+
+/* The fold counts what each counter grew by, modulo 2^32: across the
+ * wrap, onto totals past 2^32, up to 2^32 - 1 in one fold. */
+static void lib_stats_fold_counts_growth_across_the_wrap(void)
+{
+	static const struct { uint64_t total; uint32_t seen, now; uint64_t want; } c[] = {
+		{ 0, 0, 0, 0 },
+		{ 10, 10, 25, 25 },
+		{ 0xfffffff0, 0xfffffff0, 0x10, 0x100000010 },
+		{ 0x5ffffffff, 0xffffffff, 0, 0x600000000 },
+		{ 0x100000010, 0x10, 0x0f, 0x20000000f },
+		{ 7, 7, 7, 7 },
+	};
+	enum { N = sizeof(c) / sizeof(c[0]) };
+	uint64_t total[N];
+	uint32_t seen[N], now[N];
+
+	for (unsigned int i = 0; i < N; i++) {
+		total[i] = c[i].total;
+		seen[i] = c[i].seen;
+		now[i] = c[i].now;
+	}
+	phyllo_lib_stats_fold(total, seen, now, N);
+	for (unsigned int i = 0; i < N; i++) {
+		if (total[i] != c[i].want || seen[i] != c[i].now)
+			PTEST_LOG("total %#llx seen %#x now %#x: got %#llx seen %#x, want %#llx\n",
+				  (unsigned long long)c[i].total, c[i].seen, c[i].now,
+				  (unsigned long long)total[i], seen[i],
+				  (unsigned long long)c[i].want);
+		PTEST_EXPECT(total[i] == c[i].want);
+		PTEST_EXPECT_EQ(seen[i], c[i].now);
+	}
+}
+
+/*
+ * On a tty the 64-bit counters are the core's 32-bit ones while those are
+ * small, and carry on past 2^32 where those wrap. The core's byte counters
+ * are set just below 2^32 (as if that many bytes had gone by) and the
+ * handles serviced once, without asking for counters; then one unit
+ * wraps them. rtt_ms is a gauge: what it is now.
+ */
+static void lib_stats64_carry_past_2_32_on_a_tty(void)
+{
+	static uint8_t payload[200];
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	const unsigned int rx = STAT_AT(rx_bytes), tx = STAT_AT(tx_bytes), rtt = STAT_AT(rtt_ms);
+
+	pair(&a, &b, NULL);
+	PTEST_EXPECT_EQ(phyllo_send(a, 0x10, payload, 10, 0), 0);
+	PTEST_EXPECT_EQ(recv_both(a, b, &m), 0);
+	for (int i = 0; i < 10; i++) {
+		phyllo_dispatch(a);
+		phyllo_dispatch(b);
+		usleep(1000);
+	}
+	PTEST_EXPECT_EQ(stats_differ_at(a, -1), -1);
+	PTEST_EXPECT_EQ(stats_differ_at(b, -1), -1);
+	PTEST_EXPECT(counter32(b, rx) > 10 && counter32(a, tx) > 10);
+
+	b->st.stats.rx_bytes = UINT32_MAX - 99;
+	a->st.stats.tx_bytes = UINT32_MAX - 99;
+	phyllo_dispatch(b);
+	phyllo_dispatch(a);
+	PTEST_EXPECT_EQ(phyllo_send(a, 0x10, payload, sizeof(payload), 0), 0);
+	PTEST_EXPECT_EQ(recv_both(a, b, &m), 0);
+	PTEST_EXPECT_EQ(m.len, sizeof(payload));
+	PTEST_LOG("tty, past 2^32: rx_bytes %llu (32-bit %u), tx_bytes %llu (32-bit %u)\n",
+		  (unsigned long long)counter64(b, rx), counter32(b, rx),
+		  (unsigned long long)counter64(a, tx), counter32(a, tx));
+	PTEST_EXPECT(counter32(b, rx) >= 100 && counter32(b, rx) < 1000);
+	PTEST_EXPECT_EQ(counter64(b, rx), (1ull << 32) + counter32(b, rx));
+	PTEST_EXPECT(counter32(a, tx) >= 100 && counter32(a, tx) < 1000);
+	PTEST_EXPECT_EQ(counter64(a, tx), (1ull << 32) + counter32(a, tx));
+	PTEST_EXPECT_EQ(stats_differ_at(b, (int)rx), -1);
+	PTEST_EXPECT_EQ(stats_differ_at(a, (int)tx), -1);
+
+	b->st.stats.rtt_ms = 50;
+	PTEST_EXPECT_EQ(counter64(b, rtt), 50);
+	b->st.stats.rtt_ms = 7;
+	PTEST_EXPECT_EQ(counter64(b, rtt), 7);
+	phyllo_close(a);
+	phyllo_close(b);
+}
+
+/* /dev/phylloN: PHYLLO_IOC_GET_STATS64's totals as they are; a module
+ * from before it (ENOTTY) gives PHYLLO_IOC_GET_STATS's, widened. */
+static void lib_stats64_on_the_kernel_falls_back_to_32_bits(void)
+{
+	uint64_t v[FAKE_STATS + 2];
+	int dev;
+	struct phyllo *h = fake_open(&dev);
+
+	fake_has_stats64 = false;
+	PTEST_EXPECT_EQ(phyllo_stats64(h, v, FAKE_STATS + 2), FAKE_STATS);
+	for (unsigned int i = 0; i < FAKE_STATS; i++)
+		PTEST_EXPECT(v[i] == fake_stat32(i));
+	PTEST_EXPECT_EQ(stats_differ_at(h, -1), -1);
+
+	fake_has_stats64 = true;
+	PTEST_EXPECT_EQ(phyllo_stats64(h, v, FAKE_STATS + 2), FAKE_STATS);
+	for (unsigned int i = 0; i < FAKE_STATS; i++)
+		PTEST_EXPECT(v[i] == fake_stat64(i));
+	/* max: no more is written */
+	v[1] = 0;
+	PTEST_EXPECT_EQ(phyllo_stats64(h, v, 1), FAKE_STATS);
+	PTEST_EXPECT(v[0] == fake_stat64(0) && v[1] == 0);
+	fake_has_stats64 = false;
+	fake_close(h, dev);
+}
+
 static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_publish_reaches_subscriber),
 	PTEST_CASE(lib_subscriptions_filter_by_topic_and_type),
@@ -591,6 +774,9 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_json_helpers_keep_integers_and_reals_apart),
 	PTEST_CASE(lib_recv_reads_a_backlog_without_polls),
 	PTEST_CASE(lib_recv_polls_for_spaced_units),
+	PTEST_CASE(lib_stats_fold_counts_growth_across_the_wrap),
+	PTEST_CASE(lib_stats64_carry_past_2_32_on_a_tty),
+	PTEST_CASE(lib_stats64_on_the_kernel_falls_back_to_32_bits),
 };
 
 PTEST_SUITE(phyllo_suite_lib, "phyllo_lib", lib_cases);
