@@ -18,8 +18,8 @@ int sub_main(int argc, char **argv);
 int echo_main(int argc, char **argv);
 int drain_main(int argc, char **argv);
 
-/* The link counters v[0..n) as one JSON object (no newline), named as
- * phyllo_stat_name() says. */
-void stats_json(FILE *f, const uint32_t *v, unsigned int n);
+/* The link counters v[0..n) (phyllo_stats64()) as one JSON object (no
+ * newline), named as phyllo_stat_name() says. */
+void stats_json(FILE *f, const uint64_t *v, unsigned int n);
 
 #endif

@@ -119,22 +119,23 @@ static int small_parse(struct small_opts *o, int *argc, char ***argv, const char
 	"  -b, --baud N       --tty: line speed (default 115200, the firmware's)\n" \
 	"      --preset P     --tty: minimal | reduced | standard (default)\n"
 
-void stats_json(FILE *f, const uint32_t *v, unsigned int n)
+void stats_json(FILE *f, const uint64_t *v, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s\"%s\":%u", i ? "," : "{", phyllo_stat_name(i), v[i]);
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "{", phyllo_stat_name(i),
+			(unsigned long long)v[i]);
 	fputc('}', f);
 }
 
 /* Counters v[0..n) as a table, named. */
-static void stats_table(const uint32_t *v, unsigned int n)
+static void stats_table(const uint64_t *v, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		printf("%-16s %10u\n", phyllo_stat_name(i), v[i]);
+		printf("%-16s %10llu\n", phyllo_stat_name(i), (unsigned long long)v[i]);
 }
 
 /*
@@ -204,7 +205,7 @@ int stats_main(int argc, char **argv)
 		"board's own counters: phyllo pub --tty TTY --reply stats null.\n"
 		"  -t, --timeout S    --tty: seconds to wait for the session (default 5)\n"
 		"  -j, --json         one JSON object\n" LINK_USAGE;
-	uint32_t v[64];
+	uint64_t v[64];
 	struct small_opts o;
 	struct phyllo *h;
 	struct diag d;
@@ -230,7 +231,7 @@ int stats_main(int argc, char **argv)
 		fprintf(stderr, "phyllo stats: the counters so far below\n");
 		ret = 1;
 	}
-	n = phyllo_stats(h, v, 64);
+	n = phyllo_stats64(h, v, 64);
 	if (n < 0) {
 		fprintf(stderr, "phyllo stats: %s: %s\n", dev_name(&o.link), phyllo_strerror(n));
 		phyllo_close(h);

@@ -315,12 +315,12 @@ static int echo_loop(struct phyllo *h, struct client *c, const struct echo_opts 
 static void echo_report(struct phyllo *h, struct client *c, const struct echo_opts *o,
 			bool human)
 {
-	uint32_t v[64];
+	uint64_t v[64];
 	struct client_result r;
 	int n;
 
 	memset(v, 0, sizeof(v));
-	n = phyllo_stats(h, v, 64);
+	n = phyllo_stats64(h, v, 64);
 	if (!human) {
 		printf("{\"device\":\"%s\"", dev_name(&o->link));
 		client_json(stdout, c);
@@ -337,9 +337,11 @@ static void echo_report(struct phyllo *h, struct client *c, const struct echo_op
 	       (unsigned long long)r.p50_us, (unsigned long long)r.p99_us,
 	       (unsigned long long)r.max_us, (unsigned long long)r.lost,
 	       (unsigned long long)(c->mismatches + c->dups + c->reordered));
-	printf("link: %u frames out (%u resent), %u in, %u CRC errors, %u framing errors\n",
-	       v[ECHO_TX_FRAMES], v[ECHO_TX_RETRANSMITS], v[ECHO_AT(rx_frames)],
-	       v[ECHO_AT(rx_crc)], v[ECHO_AT(rx_framing)]);
+	printf("link: %llu frames out (%llu resent), %llu in, %llu CRC errors, %llu framing "
+	       "errors\n", (unsigned long long)v[ECHO_TX_FRAMES],
+	       (unsigned long long)v[ECHO_TX_RETRANSMITS],
+	       (unsigned long long)v[ECHO_AT(rx_frames)], (unsigned long long)v[ECHO_AT(rx_crc)],
+	       (unsigned long long)v[ECHO_AT(rx_framing)]);
 }
 
 /* A fixed window the far end cannot take: say so once, at the end. */

@@ -114,10 +114,10 @@ void phyllo_lib_report_open(struct phyllo *h)
 static void report_write(struct phyllo *h, FILE *f)
 {
 	static const char *const states[] = { "connecting", "up", "hung-up" };
-	uint32_t v[PHYLLO_STATS_FIELDS + LIB_GLUE_STATS];
+	uint64_t v[PHYLLO_STATS_FIELDS + LIB_GLUE_STATS];
 	struct phyllo_status s;
 	struct timespec ts;
-	int i, n = phyllo_stats(h, v, sizeof(v) / sizeof(v[0]));
+	int i, n = phyllo_stats64(h, v, sizeof(v) / sizeof(v[0]));
 
 	phyllo_status(h, &s);
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -126,7 +126,8 @@ static void report_write(struct phyllo *h, FILE *f)
 		s.state < 3 ? states[s.state] : "?", s.session,
 		(long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 	for (i = 0; i < n; i++)
-		fprintf(f, "%s\"%s\":%u", i ? "," : "", phyllo_stat_name((unsigned int)i), v[i]);
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", phyllo_stat_name((unsigned int)i),
+			(unsigned long long)v[i]);
 	fputs("}}\n", f);
 }
 
