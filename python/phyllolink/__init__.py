@@ -170,6 +170,7 @@ def _load():
                                           ctypes.POINTER(_Message), ctypes.c_int]),
         "phyllo_status": (ctypes.c_int, [h, ctypes.POINTER(_Status)]),
         "phyllo_stats": (ctypes.c_int, [h, ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint]),
+        "phyllo_stats64": (ctypes.c_int, [h, ctypes.POINTER(ctypes.c_uint64), ctypes.c_uint]),
         "phyllo_stat_name": (ctypes.c_char_p, [ctypes.c_uint]),
         "phyllo_baud_valid": (ctypes.c_int, [ctypes.c_ulong]),
     }
@@ -585,9 +586,10 @@ class Link:
         return s
 
     def stats(self):
-        """The link's counters as a dict, in libphyllo's order."""
-        v = (ctypes.c_uint32 * 64)()
-        n = _check(_lib.phyllo_stats(self._handle(), v, 64), self.path)
+        """The link's counters as a dict, in libphyllo's order: 64-bit totals
+        that do not wrap (phyllo_stats64); rtt_ms and rto_ms as they are now."""
+        v = (ctypes.c_uint64 * 64)()
+        n = _check(_lib.phyllo_stats64(self._handle(), v, 64), self.path)
         return {_lib.phyllo_stat_name(i).decode(): v[i] for i in range(n)}
 
     def status(self):

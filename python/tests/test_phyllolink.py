@@ -6,6 +6,7 @@ for what an echo cannot show (callbacks on another topic, a session reset).
 Environment: PHYLLO_BIN (the phyllo tool), PHYLLO_LIBRARY (libphyllo.so.0).
 """
 
+import ctypes
 import errno
 import os
 import signal
@@ -126,6 +127,27 @@ def test_stats_and_status(link):
     s = link.status()
     assert s["transport"] == "tty" and s["state"] == "up" and s["preset"] == "standard"
     assert s["mtu"] == link.mtu == 243
+
+
+def test_stats_are_64_bit_and_equal_the_32_bit_ones_while_small(link, monkeypatch):
+    widths = []
+    real = phyllo._lib.phyllo_stats64
+
+    def spy(h, v, n):
+        widths.append(ctypes.sizeof(v._type_))
+        return real(h, v, n)
+
+    monkeypatch.setattr(phyllo._lib, "phyllo_stats64", spy)
+    link.request("s", None, timeout=5)
+    st = link.stats()
+    assert widths == [8]
+    # the library runs the protocol only inside its calls: none between these two
+    v = (ctypes.c_uint32 * 64)()
+    n = phyllo._lib.phyllo_stats(link._handle(), v, 64)
+    assert n == len(st) == 34
+    assert all(type(x) is int for x in st.values())
+    assert list(st.values()) == list(v[:n])
+    assert st["rx_bytes"] > 0 and st["tx_bytes"] > 0
 
 
 def test_every_preset(board, tmp_path):
