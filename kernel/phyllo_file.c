@@ -12,30 +12,38 @@
  *     cfg.rxq_bytes). The files' charges together stay within
  *     cfg.rxq_link_bytes, so the link's queued memory does too.
  *  2. Isolation: a file with room never loses a unit for another file.
- *     The link's bound is kept by taking room back from the file with the
- *     largest charge, which is over its share (rxq_link_bytes / files
- *     open) whenever the bound is reached. A file that loses a unit, for
- *     want of its own room or taken back, is in overrun: every loss is
- *     counted (rx_drops), its next read fails once with ENOBUFS, and it
- *     takes no unit until it has drained to half its bounds, so it cannot
- *     hold the link's memory again unit by unit.
- *  3. Holding is a file's explicit choice (PHYLLO_RECV_HOLD, standard
- *     preset): instead of losing a reliable unit it has no room for, the
- *     link refuses it (never acknowledged; the peer resends it). Files
- *     opened with CAP_NET_ADMIN and the others are two classes, each with
- *     a budget of cfg.rxq_stall_ms of hold time. A hold uses its class's
- *     budget while it lasts; once it is used up, the class's holders lose
- *     what they have no room for as if they dropped, and the budget is
- *     full again only when every file of the class has drained to half
- *     its bounds. So the link is held at most rxq_stall_ms (plus one
- *     resend) by one class until its readers catch up, however many
- *     files hold and whatever their fill levels, and files opened without
- *     CAP_NET_ADMIN cannot hold a privileged reader longer than that.
+ *     Files opened with CAP_NET_ADMIN and the others are two classes,
+ *     each with its own cfg.rxq_link_bytes of queue memory: nothing files
+ *     of one class do costs a file of the other a unit. Within a class the
+ *     bound is kept by the files over their share (rxq_link_bytes / the
+ *     class's files): those that would take the unit lose it (or hold it,
+ *     rule 3), then room is taken back from the file with the largest
+ *     charge, which is over its share whenever the bound is reached; an
+ *     entry a reader is copying out is never taken (the next one is). A file that loses a unit, for want
+ *     of its own room or taken back, is in overrun: every loss is counted
+ *     (rx_drops), its next read fails once with ENOBUFS, and it takes no
+ *     unit until it has drained to half its bounds, so it cannot hold the
+ *     link's memory again unit by unit.
+ *  3. Holding (PHYLLO_RECV_HOLD, the default; standard preset): a file
+ *     short of room for a reliable unit makes the link refuse it (never
+ *     acknowledged; the peer resends it) instead of losing it. Only a
+ *     reliable unit is held: an unreliable one a holder has no room for
+ *     is counted as lost (rx_drops, ENOBUFS once) without overrun. Each
+ *     class has a budget of hold time, a token bucket (struct
+ *     phyllo_hold): a class holds at most cfg.rxq_stall_ms at a stretch
+ *     and rxq_stall_ms + W / 8 in any window of W ms; its clock runs only
+ *     while a file of that class is the reason a unit is refused. Once the
+ *     budget is spent the class's holders lose what they have no room for,
+ *     as if they dropped. A unit let through, a session reset, a new
+ *     configuration or the link's death ends every hold. PHYLLO_RECV_DROP
+ *     files never hold: they lose what they have no room for at once.
  *  4. Opens: at most cfg.max_files, of which max_files / 8 (rounded up)
  *     are kept for openers with CAP_NET_ADMIN.
  *  5. A read returns one whole unit or fails; the unit leaves the queue
- *     only once it was copied out (EMSGSIZE and EFAULT leave it first).
- *     Readers of one file take turns (read_lock).
+ *     only once it was copied out (EMSGSIZE and EFAULT leave it first),
+ *     and it is pinned while it is copied (pf->reading): nothing else
+ *     frees it. Readers of one file take turns (read_lock); a
+ *     non-blocking read never waits for another reader (EAGAIN).
  *  6. A session reset reaches a reader in order: units queued before it
  *     are read first, then one read fails with ECONNRESET, then the new
  *     session's units follow. The next write or fsync also fails once
@@ -75,12 +83,14 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, bool admin,
 		return NULL;
 	pf->link = link;
 	pf->cls = admin ? PHYLLO_CLASS_ADMIN : PHYLLO_CLASS_USER;
+	pf->hold = true;
 	INIT_LIST_HEAD(&pf->rxq);
 	mutex_init(&pf->read_lock);
 	init_waitqueue_head(&pf->rwait);
 	mutex_lock(&link->lock);
 	if (link->nfiles >= link->cfg.max_files ||
-	    (!admin && link->nfiles_user >= phyllo_user_slots(&link->cfg))) {
+	    (!admin && link->nfiles_cls[PHYLLO_CLASS_USER] >=
+		       phyllo_user_slots(&link->cfg))) {
 		mutex_unlock(&link->lock);
 		mutex_destroy(&pf->read_lock);
 		kfree(pf);
@@ -88,8 +98,7 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, bool admin,
 		return NULL;
 	}
 	link->nfiles++;
-	if (!admin)
-		link->nfiles_user++;
+	link->nfiles_cls[pf->cls]++;
 	pf->reset_gen = link->reset_gen;
 	list_add_tail(&pf->node, &link->files);
 	mutex_unlock(&link->lock);
@@ -110,6 +119,14 @@ static u32 phyllo_rxbuf_cost(u32 len)
 	       phyllo_rxent_cost();
 }
 
+/* One largest unit's charge, PHYLLO_RXQ_BYTES_MIN unless it is more. */
+u32 phyllo_rxq_bytes_min(void)
+{
+	return max_t(u32, PHYLLO_RXQ_BYTES_MIN,
+		     phyllo_rxbuf_cost(PHYLLO_UNIT_MAX));
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_rxq_bytes_min);
+
 /* One file is done with an entry (read, dropped or released). */
 static void phyllo_rxent_pop_locked(struct phyllo_file *pf,
 				    struct phyllo_rxent *ent)
@@ -120,10 +137,10 @@ static void phyllo_rxent_pop_locked(struct phyllo_file *pf,
 	lockdep_assert_held(&link->lock);
 	list_del(&ent->node);
 	kfree(ent);
-	pf->rxq_units--;
+	WRITE_ONCE(pf->rxq_units, pf->rxq_units - 1);
 	pf->rxq_bytes -= buf->len;
 	pf->rxq_charge -= buf->cost;
-	link->rxq_charged -= buf->cost;
+	link->rxq_charged[pf->cls] -= buf->cost;
 	link->rxq_mem -= phyllo_rxent_cost();
 	if (--buf->refs)
 		return;
@@ -135,34 +152,18 @@ static void phyllo_rxent_pop_locked(struct phyllo_file *pf,
 static bool phyllo_file_drained(const struct phyllo_file *pf)
 {
 	const struct phyllo_link *link = pf->link;
-	u32 share = link->cfg.rxq_link_bytes / max(link->nfiles, 1U);
+	u32 share = link->cfg.rxq_link_bytes /
+		    max(link->nfiles_cls[pf->cls], 1U);
 
 	return pf->rxq_units <= link->cfg.rxq_units / 2 &&
 	       pf->rxq_charge <= min(link->cfg.rxq_bytes, share) / 2;
 }
 
-/* Contract 3: a class's budget is full again once all of it drained. */
-static void phyllo_hold_refill_locked(struct phyllo_link *link, u8 cls)
-{
-	struct phyllo_hold *h = &link->hold[cls];
-	struct phyllo_file *pf;
-
-	lockdep_assert_held(&link->lock);
-	if (h->on || h->left_ms == link->cfg.rxq_stall_ms)
-		return;
-	list_for_each_entry(pf, &link->files, node)
-		if (pf->cls == cls && (pf->overrun || !phyllo_file_drained(pf)))
-			return;
-	h->left_ms = link->cfg.rxq_stall_ms;
-}
-
-/* A file that drained leaves overrun; its class may get its budget back. */
+/* A file that drained leaves overrun. */
 static void phyllo_file_recover_locked(struct phyllo_file *pf)
 {
-	if (!phyllo_file_drained(pf))
-		return;
-	pf->overrun = false;
-	phyllo_hold_refill_locked(pf->link, pf->cls);
+	if (phyllo_file_drained(pf))
+		pf->overrun = false;
 }
 
 void phyllo_file_release(struct phyllo_file *pf)
@@ -173,11 +174,9 @@ void phyllo_file_release(struct phyllo_file *pf)
 	mutex_lock(&link->lock);
 	list_del(&pf->node);
 	link->nfiles--;
-	if (pf->cls == PHYLLO_CLASS_USER)
-		link->nfiles_user--;
+	link->nfiles_cls[pf->cls]--;
 	list_for_each_entry_safe(ent, tmp, &pf->rxq, node)
 		phyllo_rxent_pop_locked(pf, ent);
-	phyllo_hold_refill_locked(link, pf->cls);
 	phyllo_link_room_locked(link);
 	phyllo_link_kick_locked(link);
 	mutex_unlock(&link->lock);
@@ -263,42 +262,59 @@ static bool phyllo_file_room(const struct phyllo_file *pf, u32 cost)
 	       pf->rxq_charge + cost <= cfg->rxq_bytes;
 }
 
-/* Has the class used its hold budget up (contract 3)? */
-static bool phyllo_hold_spent(const struct phyllo_link *link, u8 cls, u32 now)
+/* A class's bucket brought up to now: spent while on, refilled while off. */
+static struct phyllo_hold *phyllo_hold_update(struct phyllo_link *link, u8 cls,
+					      u32 now)
 {
-	const struct phyllo_hold *h = &link->hold[cls];
+	struct phyllo_hold *h = &link->hold[cls];
+	u32 cap = link->cfg.rxq_stall_ms << PHYLLO_HOLD_REFILL_SHIFT;
+	u32 el = min(now - h->stamp, cap);
 
-	return h->on ? now - h->since >= h->left_ms : !h->left_ms;
+	h->stamp = now;
+	if (h->on)
+		h->tokens -= min(h->tokens, el << PHYLLO_HOLD_REFILL_SHIFT);
+	else
+		h->tokens = min(h->tokens + el, cap);
+	return h;
 }
 
 /* May this file hold the link for the unit instead of losing it? */
-static bool phyllo_file_may_hold(const struct phyllo_file *pf,
-				 bool refusable, u32 now)
+static bool phyllo_file_may_hold(struct phyllo_file *pf, bool refusable,
+				 u32 now)
 {
 	return refusable && pf->hold &&
-	       !phyllo_hold_spent(pf->link, pf->cls, now);
+	       phyllo_hold_update(pf->link, pf->cls, now)->tokens;
 }
 
-/* The link refuses the unit for this delivery's holders: their clocks. */
+/* A class's clock starts or stops, charged up to now. */
+static void phyllo_hold_switch(struct phyllo_link *link, u8 cls, bool on,
+			       u32 now)
+{
+	phyllo_hold_update(link, cls, now)->on = on;
+}
+
+/*
+ * The link refuses the unit: the clocks of the classes whose files hold
+ * it this time run, the others' stop (contract 3).
+ */
 static void phyllo_hold_start_locked(struct phyllo_link *link, u32 now)
 {
+	bool on[PHYLLO_CLASSES] = {};
 	struct phyllo_file *pf;
+	int c;
 
-	list_for_each_entry(pf, &link->files, node) {
-		struct phyllo_hold *h = &link->hold[pf->cls];
-
-		if (pf->verdict != PHYLLO_V_HOLD || h->on)
-			continue;
-		h->on = true;
-		h->since = now;
-	}
+	list_for_each_entry(pf, &link->files, node)
+		if (pf->verdict == PHYLLO_V_HOLD)
+			on[pf->cls] = true;
+	for (c = 0; c < PHYLLO_CLASSES; c++)
+		phyllo_hold_switch(link, c, on[c], now);
 	if (!link->held) {
 		link->held = true;
 		link->held_since = now;
 	}
 }
 
-/* A unit went through: the hold, if any, ends and is charged. */
+/* The hold, if any, ends and is charged. */
 static void phyllo_hold_end_locked(struct phyllo_link *link, u32 now)
 {
 	int c;
@@ -307,14 +323,26 @@ static void phyllo_hold_end_locked(struct phyllo_link *link, u32 now)
 		return;
 	link->held = false;
 	link->gstats.rx_hold_ms += now - link->held_since;
-	for (c = 0; c < PHYLLO_CLASSES; c++) {
-		struct phyllo_hold *h = &link->hold[c];
+	for (c = 0; c < PHYLLO_CLASSES; c++)
+		phyllo_hold_switch(link, c, false, now);
+}
 
-		if (!h->on)
-			continue;
-		h->on = false;
-		h->left_ms -= min(now - h->since, h->left_ms);
-		phyllo_hold_refill_locked(link, c);
+void phyllo_files_hold_stop_locked(struct phyllo_link *link)
+{
+	lockdep_assert_held(&link->lock);
+	phyllo_hold_end_locked(link, phyllo_link_now(link));
+}
+
+void phyllo_files_hold_init_locked(struct phyllo_link *link)
+{
+	u32 now = phyllo_link_now(link);
+	int c;
+
+	lockdep_assert_held(&link->lock);
+	for (c = 0; c < PHYLLO_CLASSES; c++) {
+		link->hold[c].stamp = now;
+		link->hold[c].tokens = link->cfg.rxq_stall_ms <<
+				       PHYLLO_HOLD_REFILL_SHIFT;
 	}
 }
 
@@ -325,11 +353,11 @@ u32 phyllo_files_hold_left_locked(struct phyllo_link *link, u32 now)
 
 	lockdep_assert_held(&link->lock);
 	for (c = 0; c < PHYLLO_CLASSES; c++) {
-		const struct phyllo_hold *h = &link->hold[c];
+		const struct phyllo_hold *h = phyllo_hold_update(link, c, now);
+		u32 ms = DIV_ROUND_UP(h->tokens, 1U << PHYLLO_HOLD_REFILL_SHIFT);
 
 		if (h->on)
-			left = min(left, h->left_ms - min(now - h->since,
-							  h->left_ms));
+			left = min(left, ms);
 	}
 	return left;
 }
@@ -337,13 +365,15 @@ EXPORT_SYMBOL_IF_KUNIT(phyllo_files_hold_left_locked);
 
 void phyllo_files_policy_locked(struct phyllo_link *link)
 {
+	u32 now = phyllo_link_now(link);
 	int c;
 
 	lockdep_assert_held(&link->lock);
 	for (c = 0; c < PHYLLO_CLASSES; c++) {
-		link->hold[c].left_ms = min(link->hold[c].left_ms,
-					    link->cfg.rxq_stall_ms);
-		phyllo_hold_refill_locked(link, c);
+		struct phyllo_hold *h = phyllo_hold_update(link, c, now);
+
+		h->tokens = min(h->tokens, link->cfg.rxq_stall_ms <<
+					   PHYLLO_HOLD_REFILL_SHIFT);
 	}
 }
 
@@ -371,54 +401,78 @@ static int phyllo_files_match_locked(struct phyllo_link *link,
 }
 
 /*
- * Second pass: files short of their own room hold or drop. Returns the
- * takers, or -1 if a holder refuses the unit (nothing changed).
+ * What a file short of room does with the unit: hold it while its class
+ * has budget (reliable units only), skip it (a holder, on the standard
+ * preset, and an unreliable unit), or drop it.
  */
-static int phyllo_files_own_room_locked(struct phyllo_link *link, u32 cost,
-					bool refusable, u32 now)
+static u8 phyllo_file_short_verdict(struct phyllo_file *pf, bool refusable,
+				    u32 now)
+{
+	if (phyllo_file_may_hold(pf, refusable, now))
+		return PHYLLO_V_HOLD;
+	if (pf->hold && !refusable &&
+	    pf->link->stack.preset == PHYLLO_PRESET_STANDARD)
+		return PHYLLO_V_SKIP;
+	return PHYLLO_V_DROP;
+}
+
+/*
+ * Second pass: files short of their own room hold, skip or drop. Counts
+ * the takers of each class; false if a holder refuses the unit.
+ */
+static bool phyllo_files_own_room_locked(struct phyllo_link *link, u32 cost,
+					 bool refusable, u32 now, int *takers)
 {
 	struct phyllo_file *pf;
 	bool hold = false;
-	int takers = 0;
 
 	list_for_each_entry(pf, &link->files, node) {
 		if (pf->verdict != PHYLLO_V_TAKE)
 			continue;
 		if (phyllo_file_room(pf, cost)) {
-			takers++;
-		} else if (phyllo_file_may_hold(pf, refusable, now)) {
-			pf->verdict = PHYLLO_V_HOLD;
-			hold = true;
-		} else {
-			pf->verdict = PHYLLO_V_DROP;
+			takers[pf->cls]++;
+			continue;
 		}
+		pf->verdict = phyllo_file_short_verdict(pf, refusable, now);
+		hold |= pf->verdict == PHYLLO_V_HOLD;
 	}
-	return hold ? -1 : takers;
+	return !hold;
 }
 
-static void phyllo_file_lose_locked(struct phyllo_file *pf)
+/* A loss: counted and told; a skipped unreliable unit sets no overrun. */
+static void phyllo_file_lose_locked(struct phyllo_file *pf, bool overrun)
 {
 	pf->stats.rx_drops++;
 	pf->link->gstats.rx_queue_drops++;
-	pf->overrun = true;
-	pf->lost = true;
+	if (overrun)
+		pf->overrun = true;
+	WRITE_ONCE(pf->lost, true);
 	wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM);
 }
 
-/* Take a file's oldest unit back; a reset before it stays in its place. */
+/* The oldest entry not being read, or NULL. */
+static struct phyllo_rxent *phyllo_file_evictable(struct phyllo_file *pf)
+{
+	struct phyllo_rxent *ent;
+
+	list_for_each_entry(ent, &pf->rxq, node)
+		if (ent != pf->reading)
+			return ent;
+	return NULL;
+}
+
+/*
+ * Take a file's oldest unit back (not one being read); a reset before it
+ * stays in its place.
+ */
 static void phyllo_file_evict_locked(struct phyllo_file *pf)
 {
-	struct phyllo_rxent *old, *next;
+	struct phyllo_rxent *old = phyllo_file_evictable(pf), *next;
 #ifdef PHYLLO_TRACE_HEADER
-	u8 type;
-	u16 len;
+	u8 type = old->buf->data[0];
+	u16 len = old->buf->len - 1;
 #endif
 
-	old = list_first_entry(&pf->rxq, struct phyllo_rxent, node);
-#ifdef PHYLLO_TRACE_HEADER
-	type = old->buf->data[0];
-	len = old->buf->len - 1;
-#endif
 	if (old->reset_before) {
 		next = list_is_last(&old->node, &pf->rxq) ? NULL :
 		       list_next_entry(old, node);
@@ -427,25 +481,32 @@ static void phyllo_file_evict_locked(struct phyllo_file *pf)
 		else if (next)
 			next->reset_before = true;
 		else
-			pf->reset_tail = true;
+			WRITE_ONCE(pf->reset_tail, true);
 	}
 	phyllo_rxent_pop_locked(pf, old);
 	pf->link->gstats.rx_evictions++;
-	phyllo_file_lose_locked(pf);
+	phyllo_file_lose_locked(pf, true);
 #ifdef PHYLLO_TRACE_HEADER
 	trace_phyllo_queue_drop(pf->link->unit, type, len, pf->rxq_units);
 #endif
 }
 
-/* The file with the largest charge, the unit's cost counted for takers. */
+/*
+ * The file of class cls with the largest charge that can be taken back
+ * (an entry being read cannot), the unit's cost counted for takers.
+ */
 static struct phyllo_file *phyllo_files_largest_locked(struct phyllo_link *link,
-						       u32 cost)
+						       u8 cls, u32 cost)
 {
 	struct phyllo_file *pf, *big = NULL;
 	u32 load, most = 0;
 
 	list_for_each_entry(pf, &link->files, node) {
-		load = pf->rxq_charge + (pf->verdict == PHYLLO_V_TAKE ? cost : 0);
+		if (pf->cls != cls)
+			continue;
+		load = pf->rxq_charge - (pf->reading ? pf->reading->buf->cost : 0);
+		if (pf->verdict == PHYLLO_V_TAKE)
+			load += cost;
 		if (load > most) {
 			most = load;
 			big = pf;
@@ -455,32 +516,96 @@ static struct phyllo_file *phyllo_files_largest_locked(struct phyllo_link *link,
 }
 
 /*
- * Third pass, contract 2: keep the link's bound by taking room back from
- * the largest file, which is over its share; a holder among them refuses
- * the unit instead while its class has budget. Returns the takers, or -1
- * to refuse.
+ * Over a class's bound, the takers over their share shed the unit first,
+ * in one pass over the files (one pass per unit however many files must
+ * shed it): a holder among them refuses it instead (-1), the others lose
+ * it. Returns the takers left.
  */
-static int phyllo_files_link_room_locked(struct phyllo_link *link, u32 cost,
-					 int takers, bool refusable, u32 now)
+static int phyllo_files_shed_locked(struct phyllo_link *link, u8 cls, u32 cost,
+				    int takers, bool refusable, u32 now)
+{
+	u32 share = link->cfg.rxq_link_bytes /
+		    max(link->nfiles_cls[cls], 1U);
+	struct phyllo_file *pf;
+
+	list_for_each_entry(pf, &link->files, node)
+		if (pf->cls == cls && pf->verdict == PHYLLO_V_TAKE &&
+		    pf->rxq_charge + cost > share &&
+		    phyllo_file_may_hold(pf, refusable, now)) {
+			pf->verdict = PHYLLO_V_HOLD;
+			return -1;
+		}
+	list_for_each_entry(pf, &link->files, node)
+		if (pf->cls == cls && pf->verdict == PHYLLO_V_TAKE &&
+		    pf->rxq_charge + cost > share) {
+			pf->verdict = phyllo_file_short_verdict(pf, refusable,
+								now);
+			takers--;
+		}
+	return takers;
+}
+
+/*
+ * Third pass, contract 2, for one class: keep its bound. Takers over
+ * their share shed the unit (phyllo_files_shed_locked()); then room is
+ * taken back from the class's largest file, which is over its share. A
+ * holder among them refuses a reliable unit instead while its class has
+ * budget; for an unreliable unit it keeps what it has, and the unit is
+ * skipped by the class's takers. Returns the class's takers, or -1 to
+ * refuse.
+ */
+static int phyllo_files_class_room_locked(struct phyllo_link *link, u8 cls,
+					  u32 cost, int takers, bool refusable,
+					  u32 now)
 {
 	struct phyllo_file *big;
+	u8 verdict;
 
-	while (link->rxq_charged + cost * takers > link->cfg.rxq_link_bytes) {
-		big = phyllo_files_largest_locked(link, cost);
+	if (link->rxq_charged[cls] + cost * takers > link->cfg.rxq_link_bytes)
+		takers = phyllo_files_shed_locked(link, cls, cost, takers,
+						  refusable, now);
+	while (takers >= 0 && link->rxq_charged[cls] + cost * takers >
+	       link->cfg.rxq_link_bytes) {
+		big = phyllo_files_largest_locked(link, cls, cost);
 		if (!big)
 			break;
-		if (phyllo_file_may_hold(big, refusable, now)) {
+		verdict = phyllo_file_short_verdict(big, refusable, now);
+		if (verdict == PHYLLO_V_HOLD) {
 			big->verdict = PHYLLO_V_HOLD;
 			return -1;
 		}
 		if (big->verdict == PHYLLO_V_TAKE) {
-			big->verdict = PHYLLO_V_DROP;
+			big->verdict = verdict;
 			takers--;
 			continue;
+		}
+		if (verdict == PHYLLO_V_SKIP) {
+			list_for_each_entry(big, &link->files, node)
+				if (big->cls == cls &&
+				    big->verdict == PHYLLO_V_TAKE)
+					big->verdict = PHYLLO_V_SKIP;
+			return 0;
 		}
 		phyllo_file_evict_locked(big);
 	}
 	return takers;
+}
+
+/* Third pass for every class: the takers in all, or -1 to refuse. */
+static int phyllo_files_link_room_locked(struct phyllo_link *link, u32 cost,
+					 int *takers, bool refusable, u32 now)
+{
+	int c, n = 0;
+
+	for (c = 0; c < PHYLLO_CLASSES; c++) {
+		takers[c] = phyllo_files_class_room_locked(link, c, cost,
+							   takers[c],
+							   refusable, now);
+		if (takers[c] < 0)
+			return -1;
+		n += takers[c];
+	}
+	return n;
 }
 
 #ifdef CONFIG_FAULT_INJECTION
@@ -553,12 +678,12 @@ static void phyllo_file_enqueue_locked(struct phyllo_file *pf,
 	buf->refs++;
 	ent->buf = buf;
 	ent->reset_before = pf->reset_tail;
-	pf->reset_tail = false;
+	WRITE_ONCE(pf->reset_tail, false);
 	list_add_tail(&ent->node, &pf->rxq);
-	pf->rxq_units++;
+	WRITE_ONCE(pf->rxq_units, pf->rxq_units + 1);
 	pf->rxq_bytes += buf->len;
 	pf->rxq_charge += buf->cost;
-	link->rxq_charged += buf->cost;
+	link->rxq_charged[pf->cls] += buf->cost;
 	link->rxq_mem += phyllo_rxent_cost();
 	pf->wake = true;	/* phyllo_files_wake_queued_locked() */
 }
@@ -586,7 +711,7 @@ static void phyllo_file_drop_locked(struct phyllo_file *pf,
 				    const struct phyllo_unit *u)
 {
 	lockdep_assert_held(&pf->link->lock);
-	phyllo_file_lose_locked(pf);
+	phyllo_file_lose_locked(pf, pf->verdict != PHYLLO_V_SKIP);
 #ifdef PHYLLO_TRACE_HEADER
 	trace_phyllo_queue_drop(pf->link->unit, u->type, u->len,
 				pf->rxq_units);
@@ -605,21 +730,22 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 	u32 now = phyllo_link_now(link);
 	struct phyllo_rxbuf *buf = NULL;
 	struct phyllo_file *pf;
+	int takers[PHYLLO_CLASSES] = {};
 	struct phyllo_rx rx;
-	int takers, claimed;
+	int taking, claimed;
 
 	lockdep_assert_held(&link->lock);
 	phyllo_rx_parse(&rx, u);
 	claimed = phyllo_files_match_locked(link, &rx);
-	takers = phyllo_files_own_room_locked(link, cost, refusable, now);
-	if (takers >= 0)
-		takers = phyllo_files_link_room_locked(link, cost, takers,
+	taking = -1;
+	if (phyllo_files_own_room_locked(link, cost, refusable, now, takers))
+		taking = phyllo_files_link_room_locked(link, cost, takers,
 						       refusable, now);
-	if (takers < 0) {
+	if (taking < 0) {
 		phyllo_hold_start_locked(link, now);
 		return false;
 	}
-	if (takers) {
+	if (taking) {
 		buf = phyllo_rxbuf_alloc(u, cost);
 		if (buf && !phyllo_rxents_alloc_locked(link)) {
 			kfree(buf);
@@ -638,7 +764,9 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 	}
 	if (buf)
 		link->rxq_mem += cost - phyllo_rxent_cost();
-	phyllo_hold_end_locked(link, now);
+	/* the refused unit, or a reliable one after it, is through */
+	if (refusable)
+		phyllo_hold_end_locked(link, now);
 #ifdef PHYLLO_TRACE_HEADER
 	trace_phyllo_rx_unit(link->unit, u->type, u->len, claimed);
 #endif
@@ -656,7 +784,7 @@ void phyllo_files_reset_locked(struct phyllo_link *link)
 	list_for_each_entry(pf, &link->files, node) {
 		if (!pf->reset_tail)
 			pf->rd_resets++;
-		pf->reset_tail = true;
+		WRITE_ONCE(pf->reset_tail, true);
 		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM |
 					   EPOLLPRI | EPOLLERR);
 	}
@@ -676,7 +804,7 @@ static bool phyllo_file_take_reset(struct phyllo_file *pf)
 {
 	if (pf->reset_gen == pf->link->reset_gen)
 		return false;
-	pf->reset_gen = pf->link->reset_gen;
+	WRITE_ONCE(pf->reset_gen, pf->link->reset_gen);
 	return true;
 }
 
@@ -690,7 +818,7 @@ static int phyllo_file_read_reset_locked(struct phyllo_file *pf)
 {
 	lockdep_assert_held(&pf->link->lock);
 	if (!--pf->rd_resets)
-		pf->reset_gen = pf->link->reset_gen;
+		WRITE_ONCE(pf->reset_gen, pf->link->reset_gen);
 	return -ECONNRESET;
 }
 
@@ -707,7 +835,7 @@ static int phyllo_file_head_locked(struct phyllo_file *pf, size_t cap,
 	lockdep_assert_held(&pf->link->lock);
 	*head = NULL;
 	if (pf->lost) {
-		pf->lost = false;
+		WRITE_ONCE(pf->lost, false);
 		return -ENOBUFS;
 	}
 	ent = list_first_entry_or_null(&pf->rxq, struct phyllo_rxent, node);
@@ -716,7 +844,7 @@ static int phyllo_file_head_locked(struct phyllo_file *pf, size_t cap,
 		return phyllo_file_read_reset_locked(pf);
 	}
 	if (!ent && pf->reset_tail) {
-		pf->reset_tail = false;
+		WRITE_ONCE(pf->reset_tail, false);
 		return phyllo_file_read_reset_locked(pf);
 	}
 	if (!ent)
@@ -727,13 +855,14 @@ static int phyllo_file_head_locked(struct phyllo_file *pf, size_t cap,
 	return 0;
 }
 
-/* The head was copied out: it leaves the queue, and room may open. */
+/* The entry read was copied out: it leaves the queue, room may open. */
 static void phyllo_file_consume_locked(struct phyllo_file *pf,
 				       struct phyllo_rxent *ent)
 {
 	struct phyllo_link *link = pf->link;
 
 	lockdep_assert_held(&link->lock);
+	pf->reading = NULL;
 	phyllo_rxent_pop_locked(pf, ent);
 	pf->stats.rx_units++;
 	phyllo_file_recover_locked(pf);
@@ -759,19 +888,23 @@ static ssize_t phyllo_file_read_once(struct phyllo_file *pf, size_t cap,
 
 	mutex_lock(&link->lock);
 	ret = phyllo_file_head_locked(pf, cap, &ent);
+	pf->reading = ent;
 	mutex_unlock(&link->lock);
 	if (!ent)
 		return ret;
 	/*
-	 * Copied without link->lock (the copy may fault and sleep); only a
-	 * reader removes entries and readers take turns, so ent stays first.
+	 * Copied without link->lock (the copy may fault and sleep): the
+	 * entry is pinned, eviction takes the next one and only this reader
+	 * removes it (read_lock), whatever else happens meanwhile.
 	 */
 	ret = copy(ctx, ent->buf->data, ent->buf->len);
-	if (ret)
-		return ret;
-	ret = ent->buf->len;
 	mutex_lock(&link->lock);
-	phyllo_file_consume_locked(pf, ent);
+	if (ret) {
+		pf->reading = NULL;
+	} else {
+		ret = ent->buf->len;
+		phyllo_file_consume_locked(pf, ent);
+	}
 	mutex_unlock(&link->lock);
 	return ret;
 }
@@ -787,8 +920,10 @@ ssize_t phyllo_file_read(struct phyllo_file *pf, size_t cap, bool nonblock,
 	ssize_t ret;
 
 	for (;;) {
-		if (mutex_lock_interruptible(&pf->read_lock))
-			return -ERESTARTSYS;
+		/* another reader may be paused in its copy (a page fault) */
+		if (nonblock ? !mutex_trylock(&pf->read_lock) :
+		    mutex_lock_interruptible(&pf->read_lock))
+			return nonblock ? -EAGAIN : -ERESTARTSYS;
 		ret = phyllo_file_read_once(pf, cap, copy, ctx);
 		mutex_unlock(&pf->read_lock);
 		if (ret != -EAGAIN || nonblock)

@@ -101,21 +101,43 @@ static struct phyllo_file *glue_file(struct kunit *test, int i,
 
 	ctx->file[i] = phyllo_file_open(link, true, &err);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->file[i]);
+	KUNIT_ASSERT_EQ(test, phyllo_file_set_recv_mode(ctx->file[i],
+							PHYLLO_RECV_DROP), 0);
 	return ctx->file[i];
 }
 
-/* A file opened without CAP_NET_ADMIN, in hold mode if hold. */
+/* A file as an open of /dev/phylloN makes it: the default receive mode. */
+static struct phyllo_file *glue_file_default(struct kunit *test, int i,
+					     struct phyllo_link *link,
+					     bool admin)
+{
+	struct glue_ctx *ctx = test->priv;
+	int err;
+
+	ctx->file[i] = phyllo_file_open(link, admin, &err);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->file[i]);
+	return ctx->file[i];
+}
+
+/* What the files of both classes are charged. */
+static u32 glue_charged(const struct phyllo_link *link)
+{
+	return link->rxq_charged[PHYLLO_CLASS_USER] +
+	       link->rxq_charged[PHYLLO_CLASS_ADMIN];
+}
+
+/* A file opened without CAP_NET_ADMIN, in hold mode if hold, else drop. */
 static struct phyllo_file *glue_file_user(struct kunit *test, int i,
 					  struct phyllo_link *link, bool hold)
 {
 	struct glue_ctx *ctx = test->priv;
 	int err;
 
+	u32 mode = hold ? PHYLLO_RECV_HOLD : PHYLLO_RECV_DROP;
+
 	ctx->file[i] = phyllo_file_open(link, false, &err);
 	KUNIT_ASSERT_NOT_NULL(test, ctx->file[i]);
-	if (hold)
-		KUNIT_ASSERT_EQ(test, phyllo_file_set_recv_mode(ctx->file[i],
-								PHYLLO_RECV_HOLD), 0);
+	KUNIT_ASSERT_EQ(test, phyllo_file_set_recv_mode(ctx->file[i], mode), 0);
 	return ctx->file[i];
 }
 
@@ -1439,8 +1461,8 @@ static void hostile_opens_and_link_memory_are_capped(struct kunit *test)
 	for (i = 0; i < 6; i++)
 		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 200), 200);
 	glue_pump(a, b);
-	KUNIT_EXPECT_LE(test, b->rxq_charged, b->cfg.rxq_link_bytes);
-	KUNIT_EXPECT_LE(test, b->rxq_mem, b->rxq_charged);
+	KUNIT_EXPECT_LE(test, glue_charged(b), b->cfg.rxq_link_bytes);
+	KUNIT_EXPECT_LE(test, b->rxq_mem, glue_charged(b));
 	memset(&fs, 0, sizeof(fs));
 	phyllo_file_stats(f1, &fs);
 	KUNIT_EXPECT_GT(test, fs.rx_drops, 0U);
@@ -1501,7 +1523,7 @@ static void hostile_control_flood_then_normal_session(struct kunit *test)
 	}
 	glue_stats(a, &st);
 	KUNIT_EXPECT_EQ(test, st.tx_overruns, 0U);
-	KUNIT_EXPECT_LE(test, a->rxq_charged, a->cfg.rxq_link_bytes);
+	KUNIT_EXPECT_LE(test, glue_charged(a), a->cfg.rxq_link_bytes);
 	/* a new, honest peer: the session comes back */
 	glue_lose(b);
 	b = glue_link(test, 2, PHYLLO_CFG_STANDARD, 0);
@@ -1998,8 +2020,8 @@ static void glue_share_check_others(struct kunit *test, struct glue_share *g,
 			KUNIT_EXPECT_EQ(test, glue_recv(g->others[i], got,
 							sizeof(got)), -ENOBUFS);
 	}
-	KUNIT_EXPECT_LE(test, g->b->rxq_charged, g->b->cfg.rxq_link_bytes);
-	KUNIT_EXPECT_LE(test, g->b->rxq_mem, g->b->rxq_charged);
+	KUNIT_EXPECT_LE(test, glue_charged(g->b), g->b->cfg.rxq_link_bytes);
+	KUNIT_EXPECT_LE(test, g->b->rxq_mem, glue_charged(g->b));
 }
 
 /*
@@ -2060,10 +2082,12 @@ static void share_staggered_holders_hold_the_link_once(struct kunit *test)
 	glue_stats(g->b, &st);
 	kunit_info(test, "80 units: alone %u ms, beside 31 holders %u ms, held %u ms\n",
 		   alone, beside, st.rx_hold_ms);
-	KUNIT_EXPECT_LE_MSG(test, st.rx_hold_ms, g->b->cfg.rxq_stall_ms + 10,
+	KUNIT_EXPECT_LE_MSG(test, st.rx_hold_ms,
+			    g->b->cfg.rxq_stall_ms + beside / 8 + 10,
 			    "held %u ms (alone %u ms, beside %u ms)",
 			    st.rx_hold_ms, alone, beside);
-	KUNIT_EXPECT_LE(test, beside, alone + g->b->cfg.rxq_stall_ms + 20);
+	KUNIT_EXPECT_LE(test, beside,
+			alone + (g->b->cfg.rxq_stall_ms + beside / 8) + 20);
 	KUNIT_EXPECT_EQ(test, g->rd->stats.rx_drops, 0U);
 	glue_share_check_others(test, g, 80);
 }
@@ -2090,7 +2114,8 @@ static void share_slow_holder_does_not_set_the_pace(struct kunit *test)
 	glue_stats(g->b, &st);
 	kunit_info(test, "100 units beside a reader of one per 2 s: %u ms, held %u ms\n",
 		   took, st.rx_hold_ms);
-	KUNIT_EXPECT_LE_MSG(test, st.rx_hold_ms, g->b->cfg.rxq_stall_ms + 10,
+	KUNIT_EXPECT_LE_MSG(test, st.rx_hold_ms,
+			    g->b->cfg.rxq_stall_ms + took / 8 + 10,
 			    "held %u ms, 100 units in %u ms", st.rx_hold_ms, took);
 	KUNIT_EXPECT_LT(test, took, 2 * g->b->cfg.rxq_stall_ms);
 	glue_share_check_others(test, g, 100);
@@ -2134,7 +2159,7 @@ static void share_charge_is_the_allocation(struct kunit *test)
 		KUNIT_EXPECT_EQ(test,
 				((struct glue_ctx *)test->priv)->file[i]->rxq_charge,
 				unit + ent);
-	KUNIT_EXPECT_EQ(test, b->rxq_charged, 32 * (unit + ent));
+	KUNIT_EXPECT_EQ(test, glue_charged(b), 32 * (unit + ent));
 	KUNIT_EXPECT_EQ(test, b->rxq_mem, unit + 32 * ent);
 }
 
@@ -2216,9 +2241,603 @@ static struct kunit_suite share_suite = {
 	.test_cases = share_cases,
 };
 
+/* ---- phyllo_glue_contract: sharing as phyllo(4) states it (issue 33) ---- */
+
+/*
+ * The reader's copy, paused: meanwhile the link takes units back from its
+ * queue, the receive policy changes, a session reset and a close happen.
+ */
+struct glue_paused {
+	struct kunit *test;
+	struct phyllo_link *a, *b;
+	struct phyllo_file *fa, *live;
+	u32 evictions;
+	u8 out[PHYLLO_UNIT_MAX];
+};
+
+static int glue_copy_paused(void *ctx, const u8 *data, size_t len)
+{
+	struct glue_paused *p = ctx;
+	struct phyllo_link_config cfg = {};
+	struct phyllo_link_stats st;
+	struct phyllo_file *other;
+	u8 got[PHYLLO_UNIT_MAX];
+	int i, err;
+
+	glue_stats(p->b, &st);
+	p->evictions = st.rx_evictions;
+	for (i = 0; i < 40; i++) {
+		glue_send(p->fa, 0x11, (u8)(100 + i), 200);	/* not the reader's */
+		glue_pump_wait(p->a, p->b);
+		if (i % 2)		/* live keeps one queued: over the bound */
+			while (glue_recv(p->live, got, sizeof(got)) > 0)
+				;
+	}
+	glue_stats(p->b, &st);
+	p->evictions = st.rx_evictions - p->evictions;
+	cfg.rxq_units = 60;
+	cfg.mask = PHYLLO_SET_RXQ_UNITS;
+	KUNIT_EXPECT_EQ(p->test, phyllo_link_configure(p->b, &cfg), 0);
+	cfg.window = 3;
+	cfg.mask = PHYLLO_SET_WINDOW;		/* a new session */
+	KUNIT_EXPECT_EQ(p->test, phyllo_link_configure(p->b, &cfg), 0);
+	other = phyllo_file_open(p->b, true, &err);
+	if (other)
+		phyllo_file_release(other);
+	memcpy(p->out, data, len);
+	return 0;
+}
+
+/*
+ * Finding 1: eviction freed the entry a reader was copying out (KASAN:
+ * use-after-free, then a double free at consume). Now the entry is
+ * pinned: the reader gets the unit it started, eviction takes others.
+ */
+static void contract_read_paused_in_copy_keeps_its_unit(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+	struct glue_paused *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE, .type = 0x10 };
+	struct phyllo_file *rd;
+	u8 got[PHYLLO_UNIT_MAX];
+	ssize_t r;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->test = test;
+	glue_default_cfg(&cfg);
+	cfg.rxq_units = 64;
+	cfg.rxq_bytes = 4096;
+	cfg.rxq_link_bytes = 4096;
+	p->a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	p->b = glue_link_cfg(test, 1, &cfg, 0);
+	p->fa = glue_file(test, 0, p->a);
+	rd = glue_file(test, 1, p->b);
+	p->live = glue_file(test, 2, p->b);
+	KUNIT_ASSERT_EQ(test, phyllo_file_subscribe(rd, &sub), 0);
+	glue_pump(p->a, p->b);
+	/* 13 units of 288 bytes' charge: rd near its class's bound, the largest */
+	for (i = 0; i < 13; i++) {
+		KUNIT_EXPECT_EQ(test, glue_send(p->fa, 0x10, i, 200), 200);
+		glue_pump_wait(p->a, p->b);
+		while (glue_recv(p->live, got, sizeof(got)) > 0)
+			;
+	}
+	KUNIT_ASSERT_EQ(test, rd->rxq_units, 13U);
+	r = phyllo_file_read(rd, sizeof(got), true, glue_copy_paused, p);
+	KUNIT_EXPECT_EQ(test, r, 200);
+	KUNIT_EXPECT_EQ(test, p->out[1], 0);
+	KUNIT_EXPECT_GT(test, p->evictions, 0U);
+	/* then it is told of its losses; the rest reads out cleanly */
+	KUNIT_EXPECT_EQ(test, glue_recv(rd, got, sizeof(got)), -ENOBUFS);
+	for (i = 0; i < 80 && r != -EAGAIN; i++) {
+		r = glue_recv(rd, got, sizeof(got));
+		KUNIT_EXPECT_TRUE_MSG(test, r == 200 || r == -ECONNRESET ||
+				      r == -EAGAIN, "read %zd", r);
+	}
+	KUNIT_EXPECT_EQ(test, r, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, rd->rxq_units, 0U);
+	KUNIT_EXPECT_EQ(test, glue_charged(p->b), p->live->rxq_charge);
+}
+
+/* Peer a sends unit seq; b's files take it or b refuses it. */
+static void glue_send_one(struct kunit *test, struct phyllo_file *fa, u8 seq)
+{
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, seq, 2), 2);
+}
+
+/* ms of virtual time with the peer resending what b refuses. */
+static void glue_run(struct phyllo_link *a, struct phyllo_link *b, u32 ms)
+{
+	u32 t;
+
+	for (t = 0; t < ms; t += 10) {
+		glue_pump(a, b);
+		glue_advance(10);
+		glue_kick(a);
+		glue_kick(b);
+	}
+	glue_pump(a, b);
+}
+
+/*
+ * Finding 2: a class's clock ran during the other class's hold: an admin
+ * reader that held a moment was charged a user's whole hold, and its
+ * next hold, well within its own budget, lost a unit.
+ */
+static void contract_hold_charges_only_the_holding_class(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 1);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *adm = glue_file(test, 1, b);
+	struct phyllo_file *usr = glue_file_user(test, 2, b, true);
+	struct phyllo_file_stats fs;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_hold(test, adm);
+	glue_pump(a, b);
+	glue_send_one(test, fa, 0);
+	glue_send_one(test, fa, 1);
+	glue_run(a, b, 20);			/* both full: both hold */
+	KUNIT_EXPECT_TRUE(test, b->held);
+	KUNIT_EXPECT_EQ(test, glue_recv(adm, got, sizeof(got)), 2);
+	glue_run(a, b, 1800);			/* the user alone holds */
+	KUNIT_EXPECT_EQ(test, glue_recv(usr, got, sizeof(got)), 2);
+	glue_run(a, b, 20);			/* unit 1 through */
+	KUNIT_EXPECT_EQ(test, glue_recv(usr, got, sizeof(got)), 2);
+	KUNIT_EXPECT_EQ(test, got[1], 1);
+	glue_send_one(test, fa, 2);
+	glue_run(a, b, 1000);			/* the admin alone holds */
+	KUNIT_EXPECT_EQ(test, glue_recv(adm, got, sizeof(got)), 2);
+	KUNIT_EXPECT_EQ(test, got[1], 1);
+	glue_run(a, b, 20);
+	KUNIT_EXPECT_EQ(test, glue_recv(adm, got, sizeof(got)), 2);
+	KUNIT_EXPECT_EQ(test, got[1], 2);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(adm, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 0U);
+}
+
+/*
+ * Finding 3: an unreliable unit a full holder matched put it in overrun,
+ * and the reliable unit it held for, resent, was acknowledged and lost
+ * to it. Now the unreliable unit alone is lost (counted and told).
+ */
+static void contract_unreliable_unit_does_not_overrun_a_holder(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 1);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *h = glue_file(test, 1, b);
+	struct phyllo_file_stats fs;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_hold(test, h);
+	glue_pump(a, b);
+	glue_send_one(test, fa, 0);
+	glue_run(a, b, 20);
+	KUNIT_EXPECT_EQ(test, phyllo_file_set_send_mode(fa, PHYLLO_SEND_UNRELIABLE), 0);
+	glue_send_one(test, fa, 0x55);
+	glue_run(a, b, 20);
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(h, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 1U);
+	KUNIT_EXPECT_EQ(test, fs.rx_overrun, 0U);
+	KUNIT_EXPECT_EQ(test, phyllo_file_set_send_mode(fa, PHYLLO_SEND_RELIABLE), 0);
+	glue_send_one(test, fa, 1);
+	glue_run(a, b, 100);			/* held, not lost */
+	KUNIT_EXPECT_EQ(test, glue_recv(h, got, sizeof(got)), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, glue_recv(h, got, sizeof(got)), 2);
+	KUNIT_EXPECT_EQ(test, got[1], 0);
+	glue_run(a, b, 20);
+	KUNIT_EXPECT_EQ(test, glue_recv(h, got, sizeof(got)), 2);
+	KUNIT_EXPECT_EQ(test, got[1], 1);
+	phyllo_file_stats(h, &fs);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 1U);
+}
+
+/*
+ * Finding 4: the link's memory was one pool, so 27 files opened without
+ * CAP_NET_ADMIN, each small, made an admin reader within its own bounds
+ * the largest file, and it lost units. Now each class has its own.
+ */
+static void contract_user_files_cannot_cost_an_admin_reader(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *a, *b;
+	struct phyllo_file *fa, *adm;
+	struct phyllo_file_stats fs;
+	struct phyllo_link_stats st;
+	int i;
+
+	glue_default_cfg(&cfg);
+	cfg.rxq_bytes = 8192;
+	cfg.rxq_link_bytes = 8192;
+	a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	b = glue_link_cfg(test, 1, &cfg, 0);
+	fa = glue_file(test, 0, a);
+	adm = glue_file(test, 1, b);		/* first: the largest on a tie */
+	for (i = 0; i < 27; i++)
+		glue_file_user(test, 2 + i, b, false);
+	glue_pump(a, b);
+	for (i = 0; i < 10; i++) {
+		glue_send_one(test, fa, i);
+		glue_run(a, b, 10);
+	}
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(adm, &fs);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_GT(test, st.rx_queue_drops, 0U);	/* the users paid */
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 0U);
+	KUNIT_EXPECT_EQ(test, fs.rx_queued, 10U);
+}
+
+/*
+ * Finding 5: a hold was bounded per episode: a user that filled, held,
+ * read to half and filled again held the link about rxq_stall_ms in
+ * every cycle. Now a class holds at most rxq_stall_ms + W / 8 in W ms.
+ */
+static void contract_cycling_holder_is_held_to_a_rate(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 4);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *usr = glue_file_user(test, 1, b, true);
+	struct phyllo_file *rd = glue_file(test, 2, b);
+	struct phyllo_link_stats st;
+	u8 got[PHYLLO_UNIT_MAX];
+	u32 start, w, t;
+	int seq = 0;
+
+	glue_pump(a, b);
+	start = glue_ms;
+	for (t = 0; t < 30000; t += 10) {
+		while (glue_send(fa, 0x10, (u8)seq, 2) == 2)
+			seq++;
+		glue_run(a, b, 10);
+		while (glue_recv(rd, got, sizeof(got)) > 0)
+			;
+		if (t % 2100 == 2090)		/* read to half, then stop */
+			while (usr->rxq_units > 2 &&
+			       glue_recv(usr, got, sizeof(got)) != -EAGAIN)
+				;
+	}
+	w = glue_ms - start;
+	glue_stats(b, &st);
+	kunit_info(test, "held %u ms in %u ms\n", st.rx_hold_ms, w);
+	KUNIT_EXPECT_LE_MSG(test, st.rx_hold_ms,
+			    b->cfg.rxq_stall_ms + w / 8 + 100,
+			    "held %u ms in %u ms", st.rx_hold_ms, w);
+}
+
+/* Finding 6: a hold outlived a session reset and a new configuration. */
+static void contract_reset_and_config_end_a_hold(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 1);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *h = glue_file(test, 1, b);
+	struct phyllo_link_config cfg = {};
+	struct phyllo_link_stats st;
+	u32 held;
+
+	glue_hold(test, h);
+	glue_pump(a, b);
+	glue_send_one(test, fa, 0);
+	glue_send_one(test, fa, 1);
+	glue_run(a, b, 50);
+	KUNIT_EXPECT_TRUE(test, b->held);
+	cfg.rxq_stall_ms = 3000;
+	cfg.mask = PHYLLO_SET_RXQ_STALL_MS;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), 0);
+	KUNIT_EXPECT_FALSE(test, b->held);
+	glue_run(a, b, 50);			/* the resend is held again */
+	KUNIT_EXPECT_TRUE(test, b->held);
+	cfg.window = 2;
+	cfg.mask = PHYLLO_SET_WINDOW;
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), 0);
+	KUNIT_EXPECT_FALSE(test, b->held);
+	glue_stats(b, &st);
+	held = st.rx_hold_ms;
+	glue_advance(5000);			/* idle: nothing is charged */
+	glue_kick(b);
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_hold_ms, held);
+	KUNIT_EXPECT_FALSE(test, b->held);
+}
+
+/*
+ * Finding 7: the least rxq_bytes (253) was below one largest unit's
+ * charge, so such a file could never queue one. Now it fits one.
+ */
+static void contract_least_rxq_bytes_fits_a_largest_unit(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *a, *b;
+	struct phyllo_file *fa, *fb;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_default_cfg(&cfg);
+	cfg.preset = PHYLLO_CFG_MINIMAL;	/* its units are the largest */
+	cfg.rxq_bytes = PHYLLO_UNIT_MAX;
+	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "rxq_bytes");
+	cfg.rxq_bytes = PHYLLO_RXQ_BYTES_MIN;
+	cfg.rxq_link_bytes = PHYLLO_RXQ_BYTES_MIN;
+	KUNIT_EXPECT_NULL(test, phyllo_config_invalid(&cfg));
+	a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	b = glue_link_cfg(test, 1, &cfg, 0);
+	fa = glue_file(test, 0, a);
+	fb = glue_file(test, 1, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 7, PHYLLO_UNIT_MAX),
+			PHYLLO_UNIT_MAX);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), PHYLLO_UNIT_MAX);
+	KUNIT_EXPECT_EQ(test, fb->stats.rx_drops, 0U);
+}
+
+/* Finding 9: a reader paused in its copy until released. */
+struct glue_stuck {
+	struct completion in_copy, release;
+	struct glue_sleeper rd;
+};
+
+static int glue_copy_stuck(void *ctx, const u8 *data, size_t len)
+{
+	struct glue_stuck *s = ctx;
+
+	complete(&s->in_copy);
+	wait_for_completion(&s->release);
+	return 0;
+}
+
+static int glue_stuck_fn(void *arg)
+{
+	struct glue_stuck *s = arg;
+
+	s->rd.ret = phyllo_file_read(s->rd.pf, PHYLLO_UNIT_MAX, false,
+				     glue_copy_stuck, s);
+	complete(&s->rd.done);
+	return 0;
+}
+
+/* A non-blocking read, in a thread of its own, so a test can time out. */
+static int glue_nonblock_fn(void *arg)
+{
+	struct glue_sleeper *s = arg;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	s->ret = phyllo_file_read(s->pf, sizeof(got), true, glue_copy, got);
+	complete(&s->done);
+	return 0;
+}
+
+/*
+ * Finding 9: an O_NONBLOCK read slept on read_lock behind a reader
+ * paused in its copy (a page fault). Now it fails with EAGAIN at once.
+ */
+static void contract_nonblocking_read_never_waits_for_a_reader(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct glue_stuck *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct glue_sleeper nb = { .pf = fb };
+	struct task_struct *t;
+	bool quick;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->in_copy);
+	init_completion(&s->release);
+	init_completion(&s->rd.done);
+	init_completion(&nb.done);
+	s->rd.pf = fb;
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 9), 9);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 9), 9);
+	glue_pump(a, b);
+	t = kthread_run(glue_stuck_fn, s, "phyllo-stuck");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&s->in_copy, 5 * HZ));
+	t = kthread_run(glue_nonblock_fn, &nb, "phyllo-nonblock");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	quick = wait_for_completion_timeout(&nb.done, 2 * HZ);
+	complete(&s->release);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&s->rd.done, 5 * HZ));
+	if (!quick)
+		wait_for_completion(&nb.done);
+	KUNIT_EXPECT_TRUE_MSG(test, quick, "the non-blocking read slept");
+	KUNIT_EXPECT_EQ(test, nb.ret, (long)-EAGAIN);
+	KUNIT_EXPECT_EQ(test, s->rd.ret, 9L);
+}
+
+/*
+ * Finding 10: by default a file dropped what it had no room for, so a
+ * reader that reads steadily but lags a moment (a garbage collection, a
+ * slow disk) lost acknowledged units. Now a new file holds first, within
+ * its class's budget: a lag of 1.5 s, then one of 0.5 s 1.3 s later
+ * (the budget, 2 s, has 0.5 s left and refilled 1.3 s / 8 meanwhile).
+ */
+static void contract_default_mode_loses_nothing_to_a_lag(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 8);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *rd = glue_file_default(test, 1, b, false);
+	struct phyllo_file_stats fs;
+	u8 got[PHYLLO_UNIT_MAX];
+	int sent = 0, recvd = 0, t, r, n = 2000;
+
+	memset(&fs, 0, sizeof(fs));
+	phyllo_file_stats(rd, &fs);
+	KUNIT_EXPECT_EQ(test, fs.recv_mode, (u32)PHYLLO_RECV_HOLD);
+	glue_pump(a, b);
+	for (t = 0; t < 60000 && recvd < n; t += 10) {
+		while (sent < n && glue_send(fa, 0x10, (u8)sent, 9) == 9)
+			sent++;
+		glue_run(a, b, 10);
+		if ((t >= 200 && t < 1700) || (t >= 3000 && t < 3500))
+			continue;			/* lagging */
+		while ((r = glue_recv(rd, got, sizeof(got))) == 9) {
+			KUNIT_EXPECT_EQ(test, got[1], (u8)recvd);
+			recvd++;
+		}
+		KUNIT_EXPECT_EQ(test, r, -EAGAIN);
+	}
+	phyllo_file_stats(rd, &fs);
+	kunit_info(test, "%d units in %d ms, two lags of 1.5 s and 0.5 s\n",
+		   recvd, t);
+	KUNIT_EXPECT_GE(test, t, 3500);
+	KUNIT_EXPECT_EQ(test, recvd, n);
+	KUNIT_EXPECT_EQ(test, fs.rx_drops, 0U);
+}
+
+/* Bytes a sends b, with b's answers pumped back; returns what b got. */
+static size_t glue_pump_count(struct phyllo_link *a, struct phyllo_link *b)
+{
+	size_t got = 0, n;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		n = glue_pump_one(a, b);
+		got += n;
+		if (!n && !glue_pump_one(b, a))
+			break;
+	}
+	return got;
+}
+
+/*
+ * Issue 24's leftover: the byte counters were u32 (hours at 1 Mbaud) and
+ * restarted with each new configuration. PHYLLO_IOC_GET_STATS64 carries
+ * them past 2^32 and across configurations.
+ */
+static void contract_stats64_carry_past_u32_and_a_new_config(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_config cfg = {};
+	struct phyllo_link_stats64 s64;
+	struct phyllo_link_stats s32;
+	u64 start = 0xffffff00ULL, got;
+	int i;
+
+	glue_file(test, 1, b);
+	glue_pump(a, b);
+	mutex_lock(&b->lock);
+	phyllo_link_stats64_locked(b, &s64);
+	b->stack.stats.rx_bytes = (u32)start;	/* as after 4 GiB */
+	b->core_seen[0] = (u32)start;
+	b->core64[0] = start;
+	mutex_unlock(&b->lock);
+	got = 0;
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, i, 200), 200);
+		got += glue_pump_count(a, b);
+	}
+	glue_stats(b, &s32);
+	KUNIT_EXPECT_LT(test, s32.rx_bytes, 0x1000U);	/* wrapped */
+	cfg.window = 3;
+	cfg.mask = PHYLLO_SET_WINDOW;		/* the core's counters restart */
+	KUNIT_EXPECT_EQ(test, phyllo_link_configure(b, &cfg), 0);
+	for (i = 0; i < 20 && b->stack.arq.state != PHYLLO_ARQ_OPEN; i++) {
+		got += glue_pump_count(a, b);
+		glue_advance(200);
+		glue_kick(a);
+		glue_kick(b);
+	}
+	got += glue_pump_count(a, b);
+	/* a's writer is told of the peer's new session once */
+	if (glue_send(fa, 0x10, 9, 200) == -ECONNRESET)
+		KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 9, 200), 200);
+	got += glue_pump_count(a, b);
+	mutex_lock(&b->lock);
+	phyllo_link_stats64_locked(b, &s64);
+	mutex_unlock(&b->lock);
+	KUNIT_EXPECT_EQ(test, s64.rx_bytes, start + got);
+	KUNIT_EXPECT_GT(test, s64.rx_bytes, (u64)U32_MAX);
+	KUNIT_EXPECT_EQ(test, s64.rx_units, 5ULL);
+}
+
+/*
+ * Finding 8: receive_buf delivered a whole burst in one hold of
+ * link->lock, each unit a few passes over up to 1,024 files, and a unit
+ * over the class's bound one pass more per file that shed it. Now each
+ * unit costs a fixed number of passes and the lock is let go every
+ * phyllo_link_rx_batch() units (2 at 1,024 files). Measured here (a
+ * 64-unit burst to 1,024 files; printed, not asserted): every file gets
+ * or is told of every unit.
+ */
+static void contract_receive_burst_to_1024_files(struct kunit *test)
+{
+	struct phyllo_link *a = glue_link(test, 0, PHYLLO_CFG_MINIMAL, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_config cfg;
+	struct phyllo_file **f;
+	struct phyllo_link *b;
+	u8 *wire;
+	unsigned int n;
+	u64 t0, ns;
+	int i, err, batch, units = 64;
+
+	glue_default_cfg(&cfg);
+	cfg.preset = PHYLLO_CFG_MINIMAL;
+	cfg.max_files = PHYLLO_FILES_MAX;
+	b = glue_link_cfg(test, 1, &cfg, 0);
+	f = kunit_kcalloc(test, PHYLLO_FILES_MAX, sizeof(*f), GFP_KERNEL);
+	wire = kunit_kzalloc(test, PHYLLO_TX_FIFO, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	for (i = 0; i < PHYLLO_FILES_MAX; i++) {
+		f[i] = phyllo_file_open(b, true, &err);
+		KUNIT_ASSERT_NOT_NULL(test, f[i]);
+	}
+	for (i = 0; i < units; i++)
+		KUNIT_ASSERT_EQ(test, glue_send(fa, 0x10, i, 2), 2);
+	mutex_lock(&a->lock);
+	n = kfifo_out(&a->txfifo, wire, PHYLLO_TX_FIFO);
+	mutex_unlock(&a->lock);
+	t0 = ktime_get_ns();
+	phyllo_link_receive(b, wire, NULL, n);
+	ns = ktime_get_ns() - t0;
+	batch = clamp(PHYLLO_RX_VISITS_PER_LOCK / PHYLLO_FILES_MAX, 1,
+		      PHYLLO_RX_UNITS_PER_LOCK);
+	kunit_info(test, "%d units to %d files: %llu us, %llu us a hold of %d units\n",
+		   units, PHYLLO_FILES_MAX, ns / 1000,
+		   ns / 1000 / DIV_ROUND_UP(units, batch), batch);
+	for (i = 0; i < PHYLLO_FILES_MAX; i++) {
+		KUNIT_EXPECT_EQ(test, f[i]->rxq_units + f[i]->stats.rx_drops,
+				(u32)units);
+		phyllo_file_release(f[i]);
+	}
+}
+
+static struct kunit_case contract_cases[] = {
+	KUNIT_CASE(contract_read_paused_in_copy_keeps_its_unit),
+	KUNIT_CASE(contract_hold_charges_only_the_holding_class),
+	KUNIT_CASE(contract_unreliable_unit_does_not_overrun_a_holder),
+	KUNIT_CASE(contract_user_files_cannot_cost_an_admin_reader),
+	KUNIT_CASE(contract_cycling_holder_is_held_to_a_rate),
+	KUNIT_CASE(contract_reset_and_config_end_a_hold),
+	KUNIT_CASE(contract_least_rxq_bytes_fits_a_largest_unit),
+	KUNIT_CASE(contract_nonblocking_read_never_waits_for_a_reader),
+	KUNIT_CASE(contract_default_mode_loses_nothing_to_a_lag),
+	KUNIT_CASE(contract_stats64_carry_past_u32_and_a_new_config),
+	KUNIT_CASE(contract_receive_burst_to_1024_files),
+	{}
+};
+
+static struct kunit_suite contract_suite = {
+	.name = "phyllo_glue_contract",
+	.init = glue_init,
+	.exit = glue_exit,
+	.test_cases = contract_cases,
+};
+
 kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
 		  &link_suite, &hostile_suite, &review_suite,
-		  &share_suite);
+		  &share_suite, &contract_suite);
 
 /* One module with the core suites (phyllo_core_test.c): phyllo_kunit. */
 MODULE_DESCRIPTION("KUnit suites for the phyllo line discipline and its protocol core");

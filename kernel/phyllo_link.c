@@ -136,7 +136,7 @@ const char *phyllo_config_invalid(const struct phyllo_link_config *cfg)
 		return "max_retries";
 	if (cfg->rxq_units < 1 || cfg->rxq_units > PHYLLO_RXQ_UNITS_MAX)
 		return "rxq_units";
-	if (cfg->rxq_bytes < PHYLLO_UNIT_MAX ||
+	if (cfg->rxq_bytes < phyllo_rxq_bytes_min() ||
 	    cfg->rxq_bytes > PHYLLO_RXQ_BYTES_MAX)
 		return "rxq_bytes";
 	if (cfg->rxq_link_bytes < cfg->rxq_bytes ||
@@ -206,6 +206,23 @@ void phyllo_link_termios(struct phyllo_link *link)
 	mutex_unlock(&link->lock);
 }
 
+/*
+ * The core's counters into their 64-bit totals: what each grew by since
+ * the last fold (u32 arithmetic: a wrap in between is counted right). At
+ * every kick, so far more often than any counter can wrap.
+ */
+static void phyllo_link_fold_locked(struct phyllo_link *link)
+{
+	const u32 *cur = (const u32 *)&link->stack.stats;
+	unsigned int i;
+
+	lockdep_assert_held(&link->lock);
+	for (i = 0; i < PHYLLO_STATS_FIELDS; i++) {
+		link->core64[i] += (u32)(cur[i] - link->core_seen[i]);
+		link->core_seen[i] = cur[i];
+	}
+}
+
 /* (Re)start the stack with cfg: a new configuration is a new session. */
 static int phyllo_link_restart_locked(struct phyllo_link *link,
 				      const struct phyllo_link_config *cfg)
@@ -231,6 +248,8 @@ static int phyllo_link_restart_locked(struct phyllo_link *link,
 	link->lost_base += link->stack.stats.tx_reset_lost +
 			   (arq->tx_queued_total - arq->tx_retired_total);
 	link->tx_total_base += arq->tx_queued_total;
+	phyllo_link_fold_locked(link);
+	memset(link->core_seen, 0, sizeof(link->core_seen));
 	ret = phyllo_stack_init(&link->stack, cfg->preset, &ac, &out,
 				get_random_u32(), phyllo_link_now(link));
 	if (ret < 0)
@@ -298,6 +317,7 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 	if (!ret) {
 		mutex_lock(&link->lock);
 		ret = phyllo_link_restart_locked(link, cfg);
+		phyllo_files_hold_init_locked(link);
 		phyllo_link_note_room_locked(link);
 		mutex_unlock(&link->lock);
 	}
@@ -347,7 +367,8 @@ void phyllo_link_kill(struct phyllo_link *link)
 {
 	mutex_lock(&link->lock);
 	WRITE_ONCE(link->dead, true);
-	link->events++;
+	WRITE_ONCE(link->events, link->events + 1);
+	phyllo_files_hold_stop_locked(link);
 	phyllo_files_wake_locked(link);
 	mutex_unlock(&link->lock);
 	/* Nothing re-arms the timer once dead is set under the lock. */
@@ -361,8 +382,9 @@ EXPORT_SYMBOL_IF_KUNIT(phyllo_link_kill);
 static void phyllo_link_reset_locked(struct phyllo_link *link)
 {
 	lockdep_assert_held(&link->lock);
-	link->reset_gen++;
+	WRITE_ONCE(link->reset_gen, link->reset_gen + 1);
 	link->wake_writers = true;
+	phyllo_files_hold_stop_locked(link);
 	phyllo_files_reset_locked(link);
 }
 
@@ -382,6 +404,8 @@ static int phyllo_link_apply_locked(struct phyllo_link *link,
 		if (!ret)
 			phyllo_link_reset_locked(link);
 	} else {
+		/* a hold ends; the peer is asked again for a refused unit */
+		phyllo_files_hold_stop_locked(link);
 		link->cfg = *cfg;
 		link->cfg.mask = 0;
 		phyllo_files_policy_locked(link);
@@ -537,7 +561,7 @@ static void phyllo_link_wake_writers_locked(struct phyllo_link *link, u8 ev)
 		return;
 	link->wake_writers = false;
 	link->fifo_woken = link->fifo_out;
-	link->events++;
+	WRITE_ONCE(link->events, link->events + 1);
 	wake_up_interruptible_poll(&link->wwait, EPOLLOUT | EPOLLWRNORM);
 }
 
@@ -574,6 +598,7 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 			       hold && hold < next);
 	phyllo_link_note_room_locked(link);
 	phyllo_link_wake_writers_locked(link, ev);
+	phyllo_link_fold_locked(link);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_kick_locked);
 
@@ -593,58 +618,94 @@ bool phyllo_link_room_locked(struct phyllo_link *link)
 }
 
 /*
- * Bytes into the stack, one unit at a time. A reliable unit some file
- * cannot take yet is refused: the peer keeps it and resends it when a
- * read makes room (phyllo_link_room_locked()).
+ * Units one hold of link->lock may deliver: PHYLLO_RX_UNITS_PER_LOCK, or
+ * fewer with many files open, so that a hold visits at most
+ * PHYLLO_RX_VISITS_PER_LOCK files (each unit's passes visit each file).
  */
-static void phyllo_link_feed_locked(struct phyllo_link *link, const u8 *p,
-				    size_t n)
+static int phyllo_link_rx_batch(const struct phyllo_link *link)
 {
-	bool refusable = link->stack.preset == PHYLLO_PRESET_STANDARD;
+	return clamp_t(u32, PHYLLO_RX_VISITS_PER_LOCK / max(link->nfiles, 1U), 1,
+		       PHYLLO_RX_UNITS_PER_LOCK);
+}
+
+/*
+ * Bytes into the stack, one unit at a time, until n bytes or *units
+ * reaches phyllo_link_rx_batch(); returns the bytes taken. A reliable
+ * unit some file cannot take yet is refused: the peer keeps it and
+ * resends it when a read makes room (phyllo_link_room_locked()). Only a
+ * reliable unit can be refused (the core's undo is valid for it alone).
+ */
+static size_t phyllo_link_feed_locked(struct phyllo_link *link, const u8 *p,
+				      size_t n, int *units)
+{
+	struct phyllo_stack *s = &link->stack;
 	struct phyllo_unit u;
-	bool got;
+	size_t done = 0;
+	bool got, reliable;
 	u16 used;
 
 	lockdep_assert_held(&link->lock);
 
-	while (n) {
-		used = phyllo_stack_receive(&link->stack, p,
-					    min_t(size_t, n, U16_MAX),
+	while (done < n && *units < phyllo_link_rx_batch(link)) {
+		used = phyllo_stack_receive(s, p + done,
+					    min_t(size_t, n - done, U16_MAX),
 					    phyllo_link_now(link), &u, &got);
-		if (got && !phyllo_files_deliver_locked(link, &u, refusable) &&
-		    phyllo_stack_refuse(&link->stack) < 0)
-			phyllo_files_deliver_locked(link, &u, false);
+		if (got) {
+			reliable = s->preset == PHYLLO_PRESET_STANDARD &&
+				   s->arq.undo_valid;
+			(*units)++;
+			if (!phyllo_files_deliver_locked(link, &u, reliable) &&
+			    phyllo_stack_refuse(s) < 0)
+				phyllo_files_deliver_locked(link, &u, false);
+		}
 		if (!used)
-			break;
-		p += used;
-		n -= used;
+			return n;
+		done += used;
 	}
+	return done;
 }
 
-/* Bytes from the tty; bytes it flags as bad are counted and skipped. */
+/* The ACK first, then the readers of what it acknowledges. */
+static void phyllo_link_received_locked(struct phyllo_link *link)
+{
+	phyllo_link_kick_locked(link);
+	phyllo_files_wake_queued_locked(link);
+}
+
+/*
+ * Bytes from the tty; bytes it flags as bad are counted and skipped. The
+ * lock is let go after every phyllo_link_rx_batch() units.
+ */
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count)
 {
 	size_t run;
+	int units = 0;
 
 	mutex_lock(&link->lock);
 	while (count && !link->dead) {
 		for (run = 0; run < count; run++)
 			if (fp && fp[run] != TTY_NORMAL)
 				break;
-		phyllo_link_feed_locked(link, cp, run);
-		if (run < count) {
+		if (run) {
+			run = phyllo_link_feed_locked(link, cp, run, &units);
+		} else {
 			link->gstats.rx_tty_errors++;
-			run++;
+			run = 1;
 		}
 		cp += run;
 		count -= run;
 		if (fp)
 			fp += run;
+		if (count && units >= phyllo_link_rx_batch(link)) {
+			phyllo_link_received_locked(link);
+			mutex_unlock(&link->lock);
+			cond_resched();
+			mutex_lock(&link->lock);
+			units = 0;
+		}
 	}
-	/* the ACK first, then the readers of what it acknowledges */
-	phyllo_link_kick_locked(link);
-	phyllo_files_wake_queued_locked(link);
+	phyllo_link_received_locked(link);
 	mutex_unlock(&link->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_receive);
@@ -750,3 +811,25 @@ void phyllo_link_stats_locked(struct phyllo_link *link,
 	st->rx_hold_ms = link->gstats.rx_hold_ms;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_stats_locked);
+
+/* The same counters, 64 bits wide, in the same order. */
+static_assert(offsetof(struct phyllo_link_stats64, rx_tty_errors) ==
+	      PHYLLO_STATS_FIELDS * sizeof(u64));
+
+void phyllo_link_stats64_locked(struct phyllo_link *link,
+				struct phyllo_link_stats64 *st)
+{
+	lockdep_assert_held(&link->lock);
+	phyllo_link_fold_locked(link);
+	memcpy(st, link->core64, sizeof(link->core64));
+	st->rx_tty_errors = link->gstats.rx_tty_errors;
+	st->rx_queue_drops = link->gstats.rx_queue_drops;
+	st->rx_unclaimed = link->gstats.rx_unclaimed;
+	st->tx_overruns = link->gstats.tx_overruns;
+	st->rx_evictions = link->gstats.rx_evictions;
+	st->rx_hold_ms = link->gstats.rx_hold_ms;
+	/* gauges, not counters */
+	st->rtt_ms = link->stack.stats.rtt_ms;
+	st->rto_ms = link->stack.stats.rto_ms;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_stats64_locked);

@@ -44,6 +44,15 @@
 #include "phyllo_stack.h"
 #include "phyllo.h"
 
+/*
+ * What one receive_buf delivers per hold of link->lock (phyllo_link.c):
+ * at most 16 units, and fewer with many files open (each unit's passes
+ * visit every file), so that a long burst lets readers, writers and the
+ * timer work in between.
+ */
+#define PHYLLO_RX_UNITS_PER_LOCK	16
+#define PHYLLO_RX_VISITS_PER_LOCK	2048
+
 /* Transmit fifo: a full window resent several times over. */
 #define PHYLLO_TX_FIFO		16384
 /* Room kept free before the stack may poll: all one poll can write. */
@@ -52,19 +61,20 @@
 #define PHYLLO_TX_SEND_ROOM	(PHYLLO_TX_RESERVE + PHYLLO_WIRE_MAX)
 static_assert(PHYLLO_TX_FIFO >= 2 * PHYLLO_TX_SEND_ROOM);
 
+/* The glue's counters, in struct phyllo_link_stats's order after the core's. */
 struct phyllo_glue_stats {
-	u32 rx_tty_errors;
-	u32 rx_queue_drops;
-	u32 rx_unclaimed;
-	u32 tx_overruns;
-	u32 rx_evictions;
-	u32 rx_hold_ms;
+	u64 rx_tty_errors;
+	u64 rx_queue_drops;
+	u64 rx_unclaimed;
+	u64 tx_overruns;
+	u64 rx_evictions;
+	u64 rx_hold_ms;
 };
 
 /*
- * Who may hold the link (phyllo_file.c, rule 3): files opened with
- * CAP_NET_ADMIN and the others each have one budget of hold time, so
- * one class cannot use up the other's.
+ * The two classes of files (phyllo_file.c, rules 2 and 3): files opened
+ * with CAP_NET_ADMIN and the others draw on separate queue memory and
+ * separate hold budgets, so no number of the one can cost the other.
  */
 enum {
 	PHYLLO_CLASS_USER,
@@ -72,10 +82,18 @@ enum {
 	PHYLLO_CLASSES
 };
 
+/*
+ * A class's hold budget, a token bucket in eighths of a ms: a hold spends
+ * 8 a ms, the bucket refills 1 a ms while the class does not hold, up to
+ * rxq_stall_ms * 8. So a class holds at most rxq_stall_ms at a stretch
+ * and at most rxq_stall_ms + W / 8 in any window of W ms.
+ */
+#define PHYLLO_HOLD_REFILL_SHIFT	3
+
 struct phyllo_hold {
-	u32 left_ms;			/* budget left, rxq_stall_ms when full */
-	u32 since;			/* holding since, while on */
-	bool on;
+	u32 tokens;			/* eighths of a ms of hold left */
+	u32 stamp;			/* when tokens was brought up to date */
+	bool on;			/* the link refuses a unit for this class */
 };
 
 struct phyllo_link {
@@ -97,6 +115,12 @@ struct phyllo_link {
 	struct phyllo_link_config cfg;	/* protocol and receive policy */
 	struct phyllo_stack stack;
 	struct phyllo_glue_stats gstats;
+	/*
+	 * The core's u32 counters carried to 64 bits: core_seen is what
+	 * core64 last took from stack.stats (phyllo_link_fold_locked()).
+	 */
+	u64 core64[PHYLLO_STATS_FIELDS];
+	u32 core_seen[PHYLLO_STATS_FIELDS];
 	DECLARE_KFIFO_PTR(txfifo, u8);
 	u8 bounce[PHYLLO_WIRE_MAX];	/* fifo -> tty staging */
 	struct work_struct work;
@@ -106,9 +130,10 @@ struct phyllo_link {
 	u32 fifo_woken;			/* fifo_out when wwait was last woken */
 	struct list_head files;
 	u32 nfiles;
-	u32 nfiles_user;		/* of them opened without CAP_NET_ADMIN */
+	u32 nfiles_cls[PHYLLO_CLASSES];	/* of them in each class */
 	u32 rxq_mem;			/* bytes allocated for queued units */
-	u32 rxq_charged;		/* the files' charges, <= rxq_link_bytes */
+	/* each class's files' charges, <= rxq_link_bytes */
+	u32 rxq_charged[PHYLLO_CLASSES];
 	/* a hold: the link refuses units for holders since held_since */
 	bool held;
 	u32 held_since;
@@ -152,6 +177,10 @@ enum phyllo_verdict {
 	PHYLLO_V_TAKE,			/* queues the unit */
 	PHYLLO_V_DROP,			/* matched, loses it (counted, told) */
 	PHYLLO_V_HOLD,			/* short of room, holds the link */
+	PHYLLO_V_SKIP,			/* a holder short of room for an
+					 * unreliable unit: loses it (counted,
+					 * told), no overrun
+					 */
 };
 
 struct phyllo_file {
@@ -162,6 +191,11 @@ struct phyllo_file {
 	u32 rxq_bytes;			/* type bytes + payloads queued */
 	u32 rxq_charge;			/* what its queue holds in memory */
 	struct mutex read_lock;		/* one reader copies the head at a time */
+	/*
+	 * The entry a reader is copying out without link->lock: pinned, no
+	 * one else removes it (eviction takes the next one)
+	 */
+	struct phyllo_rxent *reading;
 	wait_queue_head_t rwait;	/* its readers and EPOLLIN */
 	struct phyllo_subscription sub;
 	bool unreliable;		/* PHYLLO_SEND_UNRELIABLE */
@@ -223,6 +257,8 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 			      struct phyllo_link_state *st);
 void phyllo_link_stats_locked(struct phyllo_link *link,
 			      struct phyllo_link_stats *st);
+void phyllo_link_stats64_locked(struct phyllo_link *link,
+				struct phyllo_link_stats64 *st);
 
 /* phyllo_file.c */
 struct phyllo_file *phyllo_file_open(struct phyllo_link *link, bool admin,
@@ -237,11 +273,17 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 /* after the kick that acknowledges them: wake who was queued units */
 void phyllo_files_wake_queued_locked(struct phyllo_link *link);
 void phyllo_files_reset_locked(struct phyllo_link *link);
+/* a reset, a new configuration or death: every hold ends */
+void phyllo_files_hold_stop_locked(struct phyllo_link *link);
+/* a new link: every class's hold budget full */
+void phyllo_files_hold_init_locked(struct phyllo_link *link);
+/* the least rxq_bytes: one largest unit's charge fits */
+u32 phyllo_rxq_bytes_min(void);
 /* the link died: every file's readers see it */
 void phyllo_files_wake_locked(struct phyllo_link *link);
 /* ms until the running hold's budget runs out (U32_MAX: none running) */
 u32 phyllo_files_hold_left_locked(struct phyllo_link *link, u32 now);
-/* a new rxq_stall_ms: budgets of classes with no overrun start full */
+/* a new rxq_stall_ms: no budget above it */
 void phyllo_files_policy_locked(struct phyllo_link *link);
 int phyllo_file_set_recv_mode(struct phyllo_file *pf, u32 mode);
 int phyllo_file_set_send_mode(struct phyllo_file *pf, u32 mode);

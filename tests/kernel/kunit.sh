@@ -36,7 +36,7 @@ kunit_modules() {
 	build=$(cd "$build" && pwd)
 	uml=$(KBUILD_JOBS=$jobs "$here/uml-build.sh" "$build")
 	rm -f "$build/kunit.ktap"
-	timeout 900 "$uml/linux" mem=1G console=tty kunit.enable=1 \
+	timeout 900 "$uml/linux" mem=1G console=tty kunit.enable=1 log_buf_len=4M \
 		rootfstype=hostfs rootflags=/ rw init="$here/kunit-leaks.sh" \
 		PHYLLO_KMOD="$build/kmod/uml" PHYLLO_KTAP="$build/kunit.ktap" \
 		</dev/null >"$build/kunit-boot.log" 2>&1 || true
