@@ -13,7 +13,7 @@ BUILD ?= $(CURDIR)/build
 HOST := $(BUILD)/host
 CHECK_TARGETS :=
 
-.PHONY: all check deps-core help install install-module uninstall
+.PHONY: all check deps deps-core help install install-module uninstall
 all: $(HOST)/phyllo
 
 -include core/core.mk
@@ -53,6 +53,12 @@ endif
 check:
 	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_TARGETS)
 
+# Every group of scripts/deps.sh: what every part's build and tests need.
+DEPS_GROUPS ?= core python bench avr arduino flash fuzz capture mqtt rabbitmq cortexm \
+	cortexm-flash megaavr kernel kernels qemu arm storm dkms deb packages
+deps:
+	@scripts/deps.sh $(DEPS_GROUPS)
+
 deps-core:
 	@scripts/deps.sh core
 
@@ -88,6 +94,7 @@ help:
 	@echo "make simavr-harness  build/host/phyllo-simavr, the simulator harness make try runs"
 	@echo "make demo            emulated Uno + kernel line discipline, end to end"
 	@echo "make check           every test: $(CHECK_TARGETS)"
+	@echo "make deps            installs the Debian packages every part needs (as root)"
 	@echo "make bench           kernel line discipline vs userspace stack"
 	@echo "make install         the phyllo tool and man pages (PREFIX=$(PREFIX))"
 	@echo "make uninstall       removes what make install put there (same PREFIX, DESTDIR)"
