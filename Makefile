@@ -13,6 +13,14 @@ BUILD ?= $(CURDIR)/build
 HOST := $(BUILD)/host
 CHECK_TARGETS :=
 
+# The goals that install the Debian packages they need (scripts/deps.sh, as
+# root): make deps and deps-GROUP, the checks and every test, the demos,
+# try, the benches and flash. Any other goal (a plain make, install, a
+# file) builds with what the system has: a deps-GROUP prerequisite then
+# only probes, and names the package that is missing (scripts/probe.sh).
+INSTALL_GOALS = deps deps-% check check-% test-% $(CHECK_TARGETS) demo% try bench% soak% fuzz% flash%
+DEPS = scripts/$(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),deps,probe).sh
+
 .PHONY: all check deps deps-core help install install-module uninstall
 all: $(HOST)/phyllo
 
@@ -60,7 +68,7 @@ deps:
 	@scripts/deps.sh $(DEPS_GROUPS)
 
 deps-core:
-	@scripts/deps.sh core
+	@$(DEPS) core
 
 # The tool, libphyllo, the udev rule and systemd unit (install-lib,
 # install-system: userspace/userspace.mk) and the man pages; DESTDIR for

@@ -86,7 +86,7 @@ $(foreach t,$(FW_TARGETS),$(eval $(call fw_build,$(t))))
 .PHONY: firmware deps-avr flash FORCE
 FORCE:
 deps-avr:
-	@scripts/deps.sh avr
+	@$(DEPS) avr
 
 firmware: deps-avr $(FW_ELFS) $(FW_ELFS:.elf=.hex)
 	@firmware/size-table.sh $(FW_ELFS) | tee $(FW_BUILD)/size.txt
@@ -182,7 +182,7 @@ ARD_CACHE := $(BUILD)/arduino/core-cache
 ARD_BOARDS := uno micro
 .PHONY: deps-arduino arduino-lib arduino-examples arduino-zip
 deps-arduino: deps-avr
-	@scripts/deps.sh arduino
+	@$(DEPS) arduino
 
 arduino-lib: deps-arduino
 	@PHYLLO_URL='$(PHYLLO_URL)' firmware/arduino/stage.sh $(ARD_LIB)

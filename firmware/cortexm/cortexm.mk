@@ -94,7 +94,7 @@ $(foreach t,$(CM_TARGETS),$(eval $(call cm_build,$(t))))
 
 .PHONY: deps-cortexm firmware-cortexm
 deps-cortexm:
-	@scripts/deps.sh cortexm
+	@$(DEPS) cortexm
 
 # Loader formats: .hex for teensy_loader_cli, .bin for bossac.
 CM_IMAGES := $(foreach t,cm-teensy36 cm-teensylc cm-teensy40,$(FW_BUILD)/$(t)/phyllo-$(t).hex) \

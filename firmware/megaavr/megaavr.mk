@@ -19,7 +19,7 @@ NE_SRCS := firmware/main.c firmware/phyllo_node.c firmware/board.h \
 
 .PHONY: deps-megaavr firmware-nanoevery test-mega0 flash-nanoevery
 deps-megaavr:
-	@scripts/deps.sh megaavr
+	@$(DEPS) megaavr
 
 $(NE_ELF): $(NE_SRCS) | deps-megaavr
 	@firmware/megaavr/toolchain.sh >/dev/null

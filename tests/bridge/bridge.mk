@@ -35,11 +35,11 @@ BRIDGE_LIBS := -lmosquitto $(PHYLLO_LIBS)
 
 .PHONY: deps-mqtt deps-mqtt-lib phyllo-bridge test-bridge install-bridge
 deps-mqtt:
-	@scripts/deps.sh core mqtt
+	@$(DEPS) core mqtt
 # what building the binary needs (the Debian build has it from
 # Build-Depends, and no broker)
 deps-mqtt-lib:
-	@scripts/deps.sh core mqtt-lib
+	@$(DEPS) core mqtt-lib
 
 $(HOST)/phyllo-bridge: $(BRIDGE_SRC) $(BRIDGE_HDR) $(HOST)/libphyllo.a | deps-mqtt-lib
 	@mkdir -p $(@D)
