@@ -24,18 +24,18 @@ DEPS = scripts/$(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),deps,probe).sh
 .PHONY: all check deps deps-core help install install-module uninstall
 all: $(HOST)/phyllo
 
--include core/core.mk
--include userspace/userspace.mk
--include firmware/firmware.mk
--include kernel/kernel.mk
--include tests/tests.mk
--include tests/fuzz/fuzz.mk
--include tests/storm/storm.mk
--include tests/soak/soak.mk
--include tests/bridge/bridge.mk
--include tests/packages/packages.mk
--include tests/capture/capture.mk
--include tests/userspace/board.mk
+include core/core.mk
+include userspace/userspace.mk
+include firmware/firmware.mk
+include kernel/kernel.mk
+include tests/tests.mk
+include tests/fuzz/fuzz.mk
+include tests/storm/storm.mk
+include tests/soak/soak.mk
+include tests/bridge/bridge.mk
+include tests/packages/packages.mk
+include tests/capture/capture.mk
+include tests/userspace/board.mk
 
 # `make` builds libphyllo too: the Python package finds it in build/host/.
 all: libphyllo

@@ -233,5 +233,5 @@ test-arduino: deps-arduino $(HOST)/test-arduino
 CHECK_TARGETS += firmware test-firmware test-arduino
 
 # ---- the other boards -----------------------------------------------------
--include firmware/cortexm/cortexm.mk
--include firmware/megaavr/megaavr.mk
+include firmware/cortexm/cortexm.mk
+include firmware/megaavr/megaavr.mk
