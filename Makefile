@@ -6,8 +6,9 @@
 #   firmware/firmware.mk   firmware, test-firmware, bench-firmware, arduino-zip
 #   kernel/kernel.mk       module, kunit, test-kernel, test-qemu
 #   tests/tests.mk         demo, bench (end to end)
-# A fragment adds its test targets to CHECK_TARGETS; `make check` runs them
-# all, in that order. The kernel module itself is described by ./Kbuild.
+# A fragment adds its test targets to CHECK_TARGETS; the tiers below say
+# in what order `make check` runs them. The kernel module itself is
+# described by ./Kbuild.
 
 BUILD ?= $(CURDIR)/build
 HOST := $(BUILD)/host
@@ -57,9 +58,45 @@ ifeq ($(BUILD),$(CURDIR)/build)
 build/%: $(BUILD)/% ;
 endif
 
-# Each target in order, timed, with a table at the end (scripts/check.sh).
+# make check: the tiers in this order, each target timed, with a table at
+# the end (scripts/check.sh); make check-fast (or -sim, -kernel, -system)
+# runs one tier. tests/README.md says what each target proves.
+#   fast    the host tests: the core, the tool and library, Python, the
+#           Arduino class, install, capture, fuzzers and soak in their
+#           short forms; under 5 minutes from an empty build/
+#   sim     the firmware built and run on simavr and qemu's Cortex-M boards
+#   kernel  phyllo.ko built, in UML and in Debian's kernels under qemu
+#   system  several parts together: guests with systemd, packages, brokers,
+#           the demo, the bench
+CHECK_FAST := test-core core-avr test-userspace test-lib test-python test-arduino fuzz-short \
+	soak-short test-uninstall test-capture
+CHECK_SIM := firmware test-firmware test-python-uno test-uno
+CHECK_KERNEL := test-guest-attach module upstream kunit test-kernel test-qemu \
+	test-storm-short test-bridge-guest test-capture-kernel
+CHECK_SYSTEM := test-hotplug test-dkms demo-short bench-short test-bridge \
+	test-bridge-rabbitmq-short test-bridge-deb test-packages
+CHECK_TIERS := $(CHECK_FAST) $(CHECK_SIM) $(CHECK_KERNEL) $(CHECK_SYSTEM)
+# Each test a fragment adds to CHECK_TARGETS is in one tier, and only those.
+ifneq ($(sort $(CHECK_TARGETS)),$(sort $(CHECK_TIERS)))
+$(error the fragments' tests and the check tiers of the Makefile differ: \
+$(strip $(filter-out $(CHECK_TIERS),$(CHECK_TARGETS)) $(filter-out $(CHECK_TARGETS),$(CHECK_TIERS))))
+endif
+ifneq ($(words $(CHECK_TIERS)),$(words $(sort $(CHECK_TIERS))))
+$(error a test is in two check tiers of the Makefile)
+endif
+CHECK_TARGETS := $(CHECK_TIERS)
+
+.PHONY: check-fast check-sim check-kernel check-system
 check:
 	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_TARGETS)
+check-fast:
+	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_FAST)
+check-sim:
+	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_SIM)
+check-kernel:
+	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_KERNEL)
+check-system:
+	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_SYSTEM)
 
 # Every group of scripts/deps.sh: what every part's build and tests need.
 DEPS_GROUPS ?= core python bench avr arduino flash fuzz capture mqtt rabbitmq cortexm \
@@ -101,7 +138,8 @@ help:
 	@echo "                     ATmega328P as a serial port, $(patsubst $(CURDIR)/%,%,$(TRY_TTY)) (give it as --tty)"
 	@echo "make simavr-harness  build/host/phyllo-simavr, the simulator harness make try runs"
 	@echo "make demo            emulated Uno + kernel line discipline, end to end"
-	@echo "make check           every test: $(CHECK_TARGETS)"
+	@echo "make check           every test, tier by tier: $(CHECK_TARGETS)"
+	@echo "make check-fast      the host tests, minutes (then check-sim, check-kernel, check-system)"
 	@echo "make deps            installs the Debian packages every part needs (as root)"
 	@echo "make bench           kernel line discipline vs userspace stack"
 	@echo "make install         the phyllo tool and man pages (PREFIX=$(PREFIX))"
