@@ -2557,11 +2557,14 @@ static void contract_least_rxq_bytes_fits_a_largest_unit(struct kunit *test)
 	struct phyllo_link *a, *b;
 	struct phyllo_file *fa, *fb;
 	u8 got[PHYLLO_UNIT_MAX];
+	const char *bad;
 
 	glue_default_cfg(&cfg);
 	cfg.preset = PHYLLO_CFG_MINIMAL;	/* its units are the largest */
 	cfg.rxq_bytes = PHYLLO_UNIT_MAX;
-	KUNIT_EXPECT_STREQ(test, phyllo_config_invalid(&cfg), "rxq_bytes");
+	bad = phyllo_config_invalid(&cfg);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	KUNIT_EXPECT_STREQ(test, bad, "rxq_bytes");
 	cfg.rxq_bytes = PHYLLO_RXQ_BYTES_MIN;
 	cfg.rxq_link_bytes = PHYLLO_RXQ_BYTES_MIN;
 	KUNIT_EXPECT_NULL(test, phyllo_config_invalid(&cfg));
