@@ -18,7 +18,7 @@ for group in "$@"; do
 	kernel)  pkgs="$pkgs linux-source-6.1 user-mode-linux bc flex bison libssl-dev libelf-dev python3 ccache xz-utils util-linux rsync git patch gcc make libc6-dev kmod sparse" ;;
 	qemu)    pkgs="$pkgs linux-image-amd64 linux-headers-amd64 qemu-system-x86 qemu-system-misc busybox-static cpio util-linux gcc libc6-dev gzip" ;;
 	arduino) pkgs="$pkgs arduino-core-avr arduino-builder avrdude zip unzip g++" ;;
-	storm)   pkgs="$pkgs linux-source-6.1 bc flex bison libssl-dev libelf-dev ccache xz-utils rsync patch gcc make libc6-dev kmod qemu-system-x86 busybox-static cpio util-linux gzip" ;;
+	storm)   pkgs="$pkgs linux-source-6.1 linux-image-amd64 linux-headers-amd64 bc flex bison libssl-dev libelf-dev ccache xz-utils rsync patch gcc make libc6-dev kmod qemu-system-x86 busybox-static cpio util-linux gzip" ;;
 	fuzz)    pkgs="$pkgs clang libclang-rt-14-dev libfuzzer-14-dev make" ;;
 	kernels) pkgs="$pkgs debootstrap dwarves xz-utils util-linux dpkg gcc make libc6-dev libelf1 kmod rsync" ;;
 	dkms)    pkgs="$pkgs debhelper dh-dkms dpkg-dev debootstrap e2fsprogs qemu-system-x86 util-linux gcc libc6-dev" ;;

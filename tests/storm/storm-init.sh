@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
 # /init of the make test-storm guest. Mounts the basics and debugfs, sets
 # kmemleak's boot-time suspects aside, loads phyllo.ko, starts the echo
-# link (phyllo peer --echo on a pty, ldattach 29 on its slave), runs the
+# link (phyllo peer --echo on a pty, ldattach 29 on its slave), runs
+# paused-read (a reader paused in its copy by userfaultfd), then the
 # storm (storm.iter=, storm.seed=, storm.failslab= and storm.failpage=
 # from the kernel command line; with failslab, the kmalloc caches must
 # carry slub_debug's failslab flag; with failpage, fail_page_alloc must be
@@ -61,6 +62,11 @@ if [ "${failslab:-0}" != 0 ] &&
 fi
 if [ "${failpage:-0}" != 0 ] && [ ! -d /sys/kernel/debug/fail_page_alloc ]; then
 	why="$why no-fail_page_alloc"
+fi
+# A reader paused in its copy (userfaultfd) while the link takes units
+# back from its queue, resets, is reconfigured, and a file closes.
+if [ -z "$why" ]; then
+	paused-read /dev/phyllo0 || why="$why paused-read"
 fi
 if [ -z "$why" ]; then
 	storm --echo /tmp/echo0 --iter "${iter:-3000}" --seed "${seed:-1}" \

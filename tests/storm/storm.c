@@ -37,10 +37,14 @@
  *     every acknowledged unit read exactly once, none lost. The reader is
  *     in hold mode with the largest hold budget (one SET_CONFIG at the
  *     start: rxq_stall_ms, and rxq_units 16): a single reliable consumer. Beside it
- *     two files of the default drop mode share L3, one that never reads
+ *     two files in drop mode (PHYLLO_RECV_DROP) share L3, one that never reads
  *     and one that reads a unit every 50 ms: they may lose units (each
  *     counted, and reported with ENOBUFS), the reader may not (phyllo(4),
  *     "Receive queues"). Nothing else touches L3's settings.
+ *  7a. A paused reader reads into pages registered with userfaultfd that a
+ *     pager thread fills 0 to 20 ms after the fault, so its read stops
+ *     inside copy_to_user() while the storm evicts, resets, reconfigures
+ *     and closes around it; every unit it reads must verify.
  *  8. --failslab PCT: fail_slab fails PCT % of the kmalloc-* allocations
  *     (slub_debug=A,kmalloc-* on the kernel command line, cache-filter)
  *     made by the storm's threads and by the kernel's workers (kworker,
@@ -86,6 +90,7 @@
 #include <sys/wait.h>
 #include <termios.h>
 #include <linux/tty.h>
+#include <linux/userfaultfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -379,6 +384,103 @@ static bool read_one(struct worker *w, int fd, size_t cap)
 	/* ENOBUFS: this file fell behind and was told (a drop-mode file) */
 	errno_in(w, "read", err, EAGAIN, EINTR, ECONNRESET, EMSGSIZE, ENOBUFS, 0);
 	return true;
+}
+
+/*
+ * A reader paused inside its copy (phyllo(4), read(2)): its buffers are
+ * pages registered with userfaultfd, missing until the pager fills them
+ * 0 to 20 ms later, so copy_to_user() stops there while the rest of the
+ * storm goes on (evictions, resets, new settings, closes, hangups). What
+ * it reads must be a whole unit, as any reader's.
+ */
+#define UFFD_PAGES	16
+static int uffd = -1;
+static char *uffd_pages, *uffd_zero;
+static long uffd_page;
+static atomic_bool paused_done;
+static atomic_long paused_reads;
+
+static bool uffd_setup(void)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	uffd_page = sysconf(_SC_PAGESIZE);
+	uffd_pages = mmap(NULL, (UFFD_PAGES + 1) * uffd_page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (uffd_pages == MAP_FAILED)
+		return false;
+	uffd_zero = uffd_pages + UFFD_PAGES * uffd_page;
+	memset(uffd_zero, 0, uffd_page);
+	uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	reg.range.start = (unsigned long)uffd_pages;
+	reg.range.len = UFFD_PAGES * uffd_page;
+	return uffd >= 0 && !ioctl(uffd, UFFDIO_API, &api) &&
+	       !ioctl(uffd, UFFDIO_REGISTER, &reg);
+}
+
+/* Fills each page a paused reader faulted on, after a random pause. */
+static void *pager(struct worker *w)
+{
+	struct pollfd p = { .fd = uffd, .events = POLLIN };
+	struct uffdio_copy cp;
+	struct uffd_msg msg;
+
+	while (!atomic_load(&paused_done)) {
+		if (poll(&p, 1, 100) <= 0 ||
+		    read(uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		pause_us(rnd(w, 20000));
+		memset(&cp, 0, sizeof(cp));
+		cp.dst = msg.arg.pagefault.address & ~(unsigned long)(uffd_page - 1);
+		cp.src = (unsigned long)uffd_zero;
+		cp.len = (unsigned long)uffd_page;
+		while (ioctl(uffd, UFFDIO_COPY, &cp) && errno != EEXIST)
+			pause_us(1000);
+	}
+	return NULL;
+}
+
+static void *paused_reader(struct worker *w)
+{
+	unsigned int next = 0;
+	char *buf;
+	ssize_t r;
+	int fd, n, err;
+
+	while (!atomic_load(&stop)) {
+		fd = unit_open(w, (int)rnd(w, UNITS), O_NONBLOCK);
+		if (fd < 0) {
+			pause_us(2000);
+			continue;
+		}
+		for (n = 1 + (int)rnd(w, 16); n > 0 && !atomic_load(&stop); n--) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			/* a unit waiting: the read copies it into a missing page */
+			if (poll(&p, 1, 50) <= 0)
+				continue;
+			buf = uffd_pages + (next++ % UFFD_PAGES) * uffd_page;
+			madvise(buf, uffd_page, MADV_DONTNEED);	/* missing again */
+			op_begin(w, OP_READ);
+			r = read(fd, buf, 512);
+			err = errno;
+			op_end(w, OP_READ);
+			atomic_fetch_add(&paused_reads, 1);
+			if (r > 0) {
+				unit_verify(w, (const uint8_t *)buf, r);
+				continue;
+			}
+			if (r == 0)
+				break;
+			errno_in(w, "paused read", err, EAGAIN, EINTR, ECONNRESET,
+				 ENOBUFS, 0);
+		}
+		close(fd);
+	}
+	atomic_store(&paused_done, true);
+	return NULL;
 }
 
 static void *reader(struct worker *w)
@@ -1205,7 +1307,8 @@ static struct worker *spawn(const char *name, int i, void *(*fn)(struct worker *
 {
 	struct worker *w = &workers[n_workers];
 
-	w->failable = fn != kworker_marker && fn != interrupter;
+	/* the pager's UFFDIO_COPY must not fail: a paused reader waits on it */
+	w->failable = fn != kworker_marker && fn != interrupter && fn != pager;
 
 	snprintf(w->name, sizeof(w->name), i < 0 ? "%s" : "%s%d", name, i);
 	w->fn = fn;
@@ -1364,7 +1467,7 @@ static int stuck_setup(int *master, int *slave)
 static int ack_setup(void)
 {
 	struct phyllo_link_config cfg;
-	uint32_t hold = PHYLLO_RECV_HOLD;
+	uint32_t hold = PHYLLO_RECV_HOLD, drop = PHYLLO_RECV_DROP;
 	int ldisc = opt.ldisc;
 	char path[32];
 
@@ -1381,6 +1484,8 @@ static int ack_setup(void)
 	l3.slow = open(path, O_RDWR | O_CLOEXEC);
 	if (l3.fd < 0 || l3.stopped < 0 || l3.slow < 0 ||
 	    ioctl(l3.fd, PHYLLO_IOC_SET_RECV_MODE, &hold) ||
+	    ioctl(l3.stopped, PHYLLO_IOC_SET_RECV_MODE, &drop) ||
+	    ioctl(l3.slow, PHYLLO_IOC_SET_RECV_MODE, &drop) ||
 	    ioctl(l3.fd, PHYLLO_IOC_GET_CONFIG, &cfg)) {
 		fail("ACK link: %s: %s", path, strerror(errno));
 		return -1;
@@ -1766,6 +1871,8 @@ static void spawn_all(void)
 	spawn("openclose", -1, opencloser, true);
 	spawn("ack-reader", -1, ack_reader, false);
 	spawn("slow-reader", -1, slow_reader, false);
+	spawn("paused-reader", -1, paused_reader, false);
+	spawn("pager", -1, pager, false);	/* joined after the reader */
 	if (faults())
 		spawn("kworker-marker", -1, kworker_marker, false);
 	n_io = n_workers;
@@ -1789,6 +1896,10 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	sigaction(SIGUSR1, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (!uffd_setup()) {
+		fail("userfaultfd: %s", strerror(errno));
+		return 1;
+	}
 	if (stuck_setup(&l2_master, &l2_slave) || ack_setup())
 		return 1;
 	printf("storm: %ld iterations, seed %u, echo link %s, stuck link /dev/phyllo%d, "
@@ -1824,9 +1935,10 @@ int main(int argc, char **argv)
 		faults_report();
 	if (!atomic_load(&failures))
 		reload_check();
-	printf("storm: units verified %ld, foreign %ld; attaches %ld, hangups %ld, "
-	       "rmmod refused %ld, stuck writers released %ld, TIOCSETD EBUSY %ld\n",
+	printf("storm: units verified %ld, foreign %ld, paused reads %ld; attaches %ld, "
+	       "hangups %ld, rmmod refused %ld, stuck writers released %ld, TIOCSETD EBUSY %ld\n",
 	       atomic_load(&units_verified), atomic_load(&units_foreign),
+	       atomic_load(&paused_reads),
 	       atomic_load(&attaches), atomic_load(&hangups),
 	       atomic_load(&rmmod_refused), atomic_load(&writes_blocked_eio),
 	       atomic_load(&setd_busy));

@@ -64,9 +64,12 @@ grep -iE 'warning|error' "$out/kmod.log" >&2 || true
 
 gcc -std=gnu11 -static -O2 -pthread -Wall -Wextra -Werror -Wundef \
 	-I"$repo/uapi" "$here/storm.c" -o "$out/storm"
+gcc -std=gnu11 -static -O2 -pthread -Wall -Wextra -Werror -Wundef \
+	-I"$repo/uapi" "$here/paused-read.c" -o "$out/paused-read"
 "$repo/tests/qemu/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$here/storm-init.sh" \
 	"$out/kmod/phyllo.ko:/lib/phyllo.ko" /usr/sbin/ldattach:/sbin/ldattach \
 	"$build/host/phyllo:/bin/phyllo" "$out/storm:/bin/storm" \
+	"$out/paused-read:/bin/paused-read" \
 	"$here/storm-check.sh:/storm-check.sh"
 
 log=$out/console.log
