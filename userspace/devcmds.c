@@ -25,6 +25,7 @@
 #include "dev.h"
 #include "diag.h"
 #include "lib.h"
+#include "json.h"
 #include "link.h"
 #include "ttylock.h"
 #include "util.h"
@@ -390,8 +391,28 @@ static int stats_reply_values(const struct phyllo_message *m, uint32_t *v, unsig
 	return r.pos == m->len ? (int)n : -1;
 }
 
+/* A topic the board chose, for a terminal: printable ASCII as it is, a
+ * backslash as \\, a space and every other byte as \xNN, so that no
+ * byte is a control and the first space still ends the topic. */
+static void print_topic_plain(const char *t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t[i];
+
+		if (c == '\\')
+			fputs("\\\\", stdout);
+		else if (c <= 0x20 || c >= 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
 /* Print a received unit: "TOPIC VALUE", or a JSON object with --json; the
- * board's counters (a reply on "stats") by name as well. */
+ * board's counters (a reply on "stats") by name as well. Every byte the
+ * board chose is escaped (topics here, strings in phyllo_json_print()). */
 static void print_message(const struct phyllo_message *m, bool json)
 {
 	uint32_t v[64];
@@ -412,7 +433,14 @@ static void print_message(const struct phyllo_message *m, bool json)
 		fflush(stdout);
 		return;
 	}
-	printf(json ? "{\"topic\":\"%.*s\",\"value\":" : "%.*s ", m->topic_len, m->topic);
+	if (json) {
+		fputs("{\"topic\":", stdout);
+		phyllo_json_put_string(stdout, (const uint8_t *)m->topic, m->topic_len);
+		fputs(",\"value\":", stdout);
+	} else {
+		print_topic_plain(m->topic, m->topic_len);
+		putchar(' ');
+	}
 	if (m->is_document && m->format == PHYLLO_FORMAT_MSGPACK) {
 		if (phyllo_msgpack_to_json(m->data, m->len, text, sizeof(text)) >= 0)
 			fputs(text, stdout);

@@ -175,21 +175,58 @@ int phyllo_json_parse(const char *text, struct phyllo_mp_writer *w, char *err, s
 	return 0;
 }
 
-/* Strings as JSON: quotes, backslashes and control bytes escaped. */
-static void json_put_string(FILE *f, const uint8_t *s, uint32_t n)
+/* The UTF-8 sequence at s (n bytes left): its length and code point, or
+ * 0 when it is not valid (truncated, overlong, a surrogate, over
+ * U+10FFFF). */
+static size_t utf8_seq(const uint8_t *s, size_t n, uint32_t *cp)
 {
-	uint32_t i;
+	size_t len, i;
+	uint32_t min;
+
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, min = 0x80, *cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, min = 0x800, *cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, min = 0x10000, *cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (s[i] & 0x3f);
+	}
+	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void phyllo_json_put_string(FILE *f, const uint8_t *s, size_t n)
+{
+	size_t i = 0, len;
+	uint32_t cp;
 
 	fputc('"', f);
-	for (i = 0; i < n; i++) {
-		uint8_t c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
+	while (i < n) {
+		len = utf8_seq(s + i, n - i, &cp);
+		if (!len) {
+			fputs("\\ufffd", f);
+			i++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\')
+			fprintf(f, "\\%c", (int)cp);
+		else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+			fprintf(f, "\\u%04x", (unsigned int)cp);
 		else
-			fputc(c, f);
+			fwrite(s + i, 1, len, f);
+		i += len;
 	}
 	fputc('"', f);
 }
@@ -268,7 +305,7 @@ static int json_print(struct phyllo_mp_reader *r, FILE *f, int depth)
 		memcpy(&d, &o.u, sizeof(d));
 		json_put_real(f, d, false);
 		break;
-	case PHYLLO_MP_STR: json_put_string(f, o.data, o.len); break;
+	case PHYLLO_MP_STR: phyllo_json_put_string(f, o.data, o.len); break;
 	case PHYLLO_MP_BIN:
 		fputs("\"0x", f);
 		for (i = 0; i < o.len; i++)

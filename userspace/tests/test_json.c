@@ -3,6 +3,7 @@
  * test_json.c - JSON <-> MessagePack for `phyllo pub` / `phyllo sub`: exact
  * bytes for the documented examples, round trips, and every refusal.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ptest.h"
@@ -141,7 +142,45 @@ static void json_takes_unsigned_64_bit(void)
 	PTEST_EXPECT_EQ(to_mp("\"9223372036854775808\"", sizeof(buf), err), 20);
 }
 
+/* Strings a board chose: whatever the bytes, valid UTF-8 out, with no
+ * byte a terminal would act on (C0, DEL, C1 as \u escapes, invalid
+ * UTF-8 as U+FFFD); valid text, accents and emoji, passes unchanged. */
+static const struct {
+	const char *in;
+	size_t len;
+	const char *want;
+} strings[] = {
+	{ "a\"b\\c", 5, "\"a\\\"b\\\\c\"" },
+	{ "\x1b]0;PWN\x07", 8, "\"\\u001b]0;PWN\\u0007\"" },
+	{ "\x7f", 1, "\"\\u007f\"" },
+	{ "\xc2\x9b" "31m", 5, "\"\\u009b31m\"" },		/* C1 CSI, as UTF-8 */
+	{ "\x9b" "31m", 4, "\"\\ufffd31m\"" },			/* C1 CSI, a lone byte */
+	{ "\xff\xfe", 2, "\"\\ufffd\\ufffd\"" },
+	{ "\xc0\xaf", 2, "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
+	{ "\xed\xa0\x80", 3, "\"\\ufffd\\ufffd\\ufffd\"" },	/* a surrogate */
+	{ "\xe2\x80\xa8", 3, "\"\\u2028\"" },
+	{ "caf\xc3\xa9 \xf0\x9f\x8c\xb1", 10, "\"caf\xc3\xa9 \xf0\x9f\x8c\xb1\"" },
+	{ "\xe2\x82", 2, "\"\\ufffd\\ufffd\"" },		/* cut short */
+};
+
+static void json_put_string_escapes_what_a_terminal_would_act_on(void)
+{
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		memset(out, 0, sizeof(out));
+		f = fmemopen(out, sizeof(out), "w");
+		phyllo_json_put_string(f, (const uint8_t *)strings[i].in, strings[i].len);
+		fclose(f);
+		if (strcmp(out, strings[i].want))
+			printf("  case %zu: got %s, want %s\n", i, out, strings[i].want);
+		PTEST_EXPECT(!strcmp(out, strings[i].want));
+	}
+}
+
 static const struct ptest_case json_cases[] = {
+	PTEST_CASE(json_put_string_escapes_what_a_terminal_would_act_on),
 	PTEST_CASE(json_takes_unsigned_64_bit),
 	PTEST_CASE(json_small_tuple_gives_benchmark_bytes),
 	PTEST_CASE(json_integer_at_end_is_an_integer),
