@@ -10,6 +10,7 @@
  * errors; it logs on stderr (the journal under systemd).
  * `phyllo detach` stops it through the lock, or resets the discipline.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "dev.h"
@@ -185,47 +188,77 @@ static void fd_null_stdio(void)
 	}
 }
 
-int attach_main(int argc, char **argv)
+/*
+ * Open, lock and attach the tty, then hold it. ready >= 0 (not
+ * --foreground): this is the child that keeps the tty, so the lock file
+ * it writes names the process that holds it; once attached it leaves the
+ * session, lets go of stdio and writes one byte to ready, for which the
+ * parent waits.
+ */
+static int attach_run(const struct attach_opts *o, int ready)
 {
-	struct attach_opts o;
 	__u32 unit;
 	int fd;
 
-	attach_parse(&o, argc, argv);
-	fd = link_open_tty("phyllo attach", o.tty, O_RDWR);
-	if (fd < 0 || ttylock_take(fd, o.tty, "phyllo attach"))
+	fd = link_open_tty("phyllo attach", o->tty, O_RDWR);
+	if (fd < 0 || ttylock_take(fd, o->tty, "phyllo attach"))
 		return 1;
-	if (link_tty_raw(fd, o.baud)) {
+	if (link_tty_raw(fd, o->baud)) {
 		fprintf(stderr, "phyllo attach: %s: cannot set raw mode at %lu baud: %s\n",
-			o.tty, o.baud, strerror(errno));
+			o->tty, o->baud, strerror(errno));
 		ttylock_release();
 		return 1;
 	}
-	if (attach_ldisc(fd, &o) || dev_ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit, o.tty) ||
-	    attach_configure(unit, &o)) {
+	if (attach_ldisc(fd, o) || dev_ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit, o->tty) ||
+	    attach_configure(unit, o)) {
 		ttylock_release();
 		return 1;
 	}
 	printf("/dev/phyllo%u\n", unit);
 	fflush(stdout);
-	if (o.foreground)
-		fprintf(stderr, "phyllo attach: %s is /dev/phyllo%u (pid %d)\n", o.tty, unit,
+	if (o->foreground)
+		fprintf(stderr, "phyllo attach: %s is /dev/phyllo%u (pid %d)\n", o->tty, unit,
 			(int)getpid());
-	if (!o.foreground) {
-		pid_t pid = fork();
-
-		if (pid < 0) {
-			perror("phyllo attach: fork");
-			return 1;
-		}
-		if (pid > 0)
-			return 0;
+	if (ready >= 0) {
 		setsid();
-		ttylock_set_pid();	/* the lock names the process that holds the tty */
 		/* let $(phyllo attach ...) in a script see end of output */
 		fd_null_stdio();
+		if (write(ready, "", 1) != 1)
+			return 1;
+		close(ready);
 	}
-	return attach_hold(fd, o.tty, unit);
+	return attach_hold(fd, o->tty, unit);
+}
+
+int attach_main(int argc, char **argv)
+{
+	struct attach_opts o;
+	int ready[2], status;
+	pid_t pid;
+	char c;
+
+	attach_parse(&o, argc, argv);
+	if (o.foreground)
+		return attach_run(&o, -1);
+	if (pipe2(ready, O_CLOEXEC)) {
+		perror("phyllo attach: pipe");
+		return 1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		perror("phyllo attach: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		exit(attach_run(&o, ready[1]));
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) == 1)
+		return 0;
+	/* the child said why on our stderr */
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 1;
 }
 
 /* The tty NAME of /dev/phylloN (or phylloN) from sysfs; 0 or -1. */
@@ -248,23 +281,30 @@ static int detach_link_tty(const char *dev, char *name, size_t len)
 	return ret;
 }
 
-/* Stop the attach process pid; true once it is gone (5 s at most). */
-static bool detach_stop(pid_t pid)
+/* Stop the attach process pid, which tty name's lock names; true once it
+ * is gone (5 s at most). Only a phyllo that has the tty open: a lock file
+ * is anyone's to write. The signal goes through a pidfd taken before the
+ * last check, so that a pid reused meanwhile is never the one signalled. */
+static bool detach_stop(pid_t pid, const char *name)
 {
 	char path[64], comm[32] = "";
+	int i, pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	FILE *f;
-	int i;
 
-	/* only a phyllo: a lock file may name someone else's process */
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (f) {
 		if (!fgets(comm, sizeof(comm), f))
 			comm[0] = 0;
 		fclose(f);
 	}
-	if (strncmp(comm, "phyllo", 6) || kill(pid, SIGTERM))
+	if (pidfd < 0 || strncmp(comm, "phyllo", 6) || ttylock_owner(name) != pid ||
+	    syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0)) {
+		if (pidfd >= 0)
+			close(pidfd);
 		return false;
+	}
+	close(pidfd);
 	for (i = 0; i < 50; i++) {
 		if (kill(pid, 0) && errno == ESRCH)
 			return true;
@@ -331,7 +371,7 @@ int detach_main(int argc, char **argv)
 		return 1;
 	}
 	pid = ttylock_owner(name);
-	if (pid && detach_stop(pid)) {
+	if (pid && detach_stop(pid, name)) {
 		printf("detached %s: stopped phyllo attach (pid %d)\n", argv[1], (int)pid);
 		return 0;
 	}

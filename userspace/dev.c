@@ -146,25 +146,36 @@ static pid_t dev_fd_holder(dev_t rdev)
 	return found;
 }
 
-/* The command line of pid, arguments joined by spaces, into cmd. */
+/* The command line of pid, arguments joined by spaces, into cmd: its
+ * owner chose every byte of it, so all but printable ASCII is written
+ * \xNN (a backslash as \\) before it reaches a terminal. */
 static void dev_cmdline(pid_t pid, char *cmd, size_t len)
 {
-	char file[64];
-	ssize_t n = 0;
+	char file[64], raw[120];
+	ssize_t n = 0, i;
+	size_t k = 0;
 	int fd;
 
 	snprintf(file, sizeof(file), "/proc/%d/cmdline", (int)pid);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, cmd, len - 1);
+		n = read(fd, raw, sizeof(raw) - 1);
 		close(fd);
 	}
-	if (n > 0) {
-		cmd[n] = 0;
-		for (ssize_t i = 0; i < n - 1; i++)
-			if (!cmd[i])
-				cmd[i] = ' ';
+	if (n <= 0)
+		return;
+	while (n > 0 && !raw[n - 1])
+		n--;
+	for (i = 0; i < n && k + 5 < len; i++) {
+		unsigned char c = (unsigned char)raw[i];
+
+		if (!c)
+			cmd[k++] = ' ';
+		else
+			k += (size_t)snprintf(cmd + k, len - k, c < 0x20 || c >= 0x7f || c == '\\' ?
+					      "\\x%02x" : "%c", c);
 	}
+	cmd[k] = 0;
 }
 
 pid_t dev_tty_holder(const char *path, char *cmd, size_t len)

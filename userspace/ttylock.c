@@ -13,19 +13,10 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "lib.h"
 #include "ttylock.h"
 
 static char lock_path[PATH_MAX];	/* our lock file, once taken */
-
-static const char *lock_dir(void)
-{
-	const char *env = getenv("PHYLLO_LOCK_DIR");
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	return stat("/run/lock", &st) == 0 ? "/run/lock" : "/var/lock";
-}
 
 int ttylock_name(const char *path, char *name, size_t len)
 {
@@ -45,98 +36,108 @@ int ttylock_name(const char *path, char *name, size_t len)
 
 static void lock_file(char *buf, size_t len, const char *name)
 {
-	snprintf(buf, len, "%s/LCK..%s", lock_dir(), name);
+	snprintf(buf, len, "%s/LCK..%s", phyllo_lib_lock_dir(), name);
 }
 
-/* The pid in a lock file (ASCII, as UUCP writes it; binary ones are
- * from before that convention and not read), or 0. */
-static pid_t lock_read(const char *file)
-{
-	char buf[32];
-	ssize_t n;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	long pid;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	pid = strtol(buf, NULL, 10);
-	return pid > 0 && pid <= INT_MAX ? (pid_t)pid : 0;
-}
-
-static int lock_write(const char *file, pid_t pid, int flags)
+/* A new lock file naming this process: never through a symlink, never
+ * over a file that is there. */
+static int lock_write(const char *file)
 {
 	char buf[16];
-	int fd = open(file, O_WRONLY | O_CLOEXEC | flags, 0644);
+	int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	int n;
 
 	if (fd < 0)
 		return -1;
-	n = snprintf(buf, sizeof(buf), "%10d\n", (int)pid);
+	n = snprintf(buf, sizeof(buf), "%10d\n", (int)getpid());
 	if (write(fd, buf, (size_t)n) != n) {
 		close(fd);
 		unlink(file);
+		errno = EIO;
 		return -1;
 	}
 	close(fd);
 	return 0;
 }
 
+/* The node of tty NAME (/dev/NAME, /dev/pts/N for ptsN): 0 or -1. */
+static int tty_node(const char *name, struct stat *st)
+{
+	char path[PATH_MAX];
+
+	if (!strncmp(name, "pts", 3))
+		snprintf(path, sizeof(path), "/dev/pts/%s", name + 3);
+	else
+		snprintf(path, sizeof(path), "/dev/%s", name);
+	return stat(path, st) || !S_ISCHR(st->st_mode) ? -1 : 0;
+}
+
 pid_t ttylock_owner(const char *name)
 {
 	char file[PATH_MAX];
+	struct stat st;
 	pid_t pid;
 
 	lock_file(file, sizeof(file), name);
-	pid = lock_read(file);
-	if (pid && kill(pid, 0) && errno == ESRCH)
+	pid = phyllo_lib_lock_read(file);
+	if (!pid || tty_node(name, &st) || !phyllo_lib_lock_holds(pid, &st))
 		return 0;
 	return pid;
 }
 
-/* The command name of pid, for messages ("?" if unknown). */
+/* The command name of pid, for messages ("?" if unknown): its owner
+ * chose it, so every byte but printable ASCII is written \xNN. */
 static void proc_comm(pid_t pid, char *buf, size_t len)
 {
-	char path[64];
+	char path[64], raw[32];
+	size_t i, n = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	snprintf(buf, len, "?");
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = 0;
+	if (fgets(raw, sizeof(raw), f)) {
+		raw[strcspn(raw, "\n")] = 0;
+		for (i = 0; raw[i] && n + 5 < len; i++) {
+			unsigned char c = (unsigned char)raw[i];
+
+			n += (size_t)snprintf(buf + n, len - n, c < 0x20 || c >= 0x7f || c == '\\' ?
+					      "\\x%02x" : "%c", c);
+		}
+	}
 	fclose(f);
 }
 
-/* The UUCP lock file: 0 taken (or no writable directory), -1 held. */
-static int lock_uucp(const char *name, const char *path, const char *who)
+/*
+ * The UUCP lock file: 0 taken (or no writable directory), -1 held. A lock
+ * file that is no regular file, names no process or one that does not
+ * have this tty open (st) is stale: removed, and taken (lib_lock.c).
+ */
+static int lock_uucp(const char *name, const struct stat *st, const char *path,
+		     const char *who)
 {
-	char file[PATH_MAX], comm[32];
+	char file[PATH_MAX], comm[80];
 	pid_t owner;
 	int tries;
 
 	lock_file(file, sizeof(file), name);
 	for (tries = 0; tries < 3; tries++) {
-		if (lock_write(file, getpid(), O_CREAT | O_EXCL) == 0) {
+		if (lock_write(file) == 0) {
 			snprintf(lock_path, sizeof(lock_path), "%s", file);
 			return 0;
 		}
 		if (errno != EEXIST)
 			return 0;	/* no lock directory we may write: flock only */
-		owner = lock_read(file);
-		if (owner && owner != getpid() && !(kill(owner, 0) && errno == ESRCH)) {
+		owner = phyllo_lib_lock_read(file);
+		if (owner && owner != getpid() && phyllo_lib_lock_holds(owner, st)) {
 			proc_comm(owner, comm, sizeof(comm));
 			fprintf(stderr, "%s: %s is in use by process %d (%s), see %s\n", who, path,
 				(int)owner, comm, file);
 			return -1;
 		}
-		unlink(file);	/* stale: its process is gone */
+		unlink(file);	/* stale */
 	}
 	return 0;
 }
@@ -145,8 +146,11 @@ int ttylock_take(int fd, const char *path, const char *who)
 {
 	char name[64];
 
+	struct stat st;
+
 	/* the lock file first: it names the holder */
-	if (!ttylock_name(path, name, sizeof(name)) && lock_uucp(name, path, who))
+	if (!fstat(fd, &st) && !ttylock_name(path, name, sizeof(name)) &&
+	    lock_uucp(name, &st, path, who))
 		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		fprintf(stderr, "%s: %s is in use by another program (it holds a lock on it)\n",
@@ -157,15 +161,9 @@ int ttylock_take(int fd, const char *path, const char *who)
 	return 0;
 }
 
-void ttylock_set_pid(void)
-{
-	if (lock_path[0])
-		lock_write(lock_path, getpid(), O_TRUNC);
-}
-
 void ttylock_release(void)
 {
-	if (lock_path[0] && lock_read(lock_path) == getpid())
+	if (lock_path[0] && phyllo_lib_lock_read(lock_path) == getpid())
 		unlink(lock_path);
 	lock_path[0] = 0;
 }

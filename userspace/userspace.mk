@@ -88,9 +88,10 @@ $(HOST)/test-fault: userspace/fault.c userspace/fault.h userspace/tests/test_fau
 		tests/ptest.c -o $@
 
 $(HOST)/test-hold: userspace/hold.c userspace/hold.h userspace/ttylock.c userspace/ttylock.h \
-		userspace/tests/test_hold.c tests/ptest.c tests/ptest.h
+		userspace/lib/lib_lock.c $(LIB_HDR) userspace/tests/test_hold.c tests/ptest.c tests/ptest.h
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -Iuserspace -Itests userspace/hold.c userspace/ttylock.c \
+	$(CC) $(HOST_CFLAGS) -Iuserspace -Iuserspace/lib -Iuserspace/include $(TEST_INC) \
+		userspace/hold.c userspace/ttylock.c userspace/lib/lib_lock.c \
 		userspace/tests/test_hold.c tests/ptest.c -o $@ -lpthread
 
 $(HOST)/test-json: userspace/lib/json.c userspace/lib/json.h userspace/tests/test_json.c \

@@ -36,8 +36,9 @@ while [ ! -L "$dir/pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 name=pts$(readlink "$dir/pty" | sed 's|/dev/pts/||')
 lock=$PHYLLO_LOCK_DIR/LCK..$name
 
-# a live holder named in the lock file
-sleep 60 &
+# a live holder named in the lock file (it has the tty open: a lock naming
+# a process that does not is stale)
+sleep 60 <"$dir/pty" &
 holder=$!
 pids="$pids $holder"
 printf '%10d\n' $holder >"$lock"
@@ -55,6 +56,74 @@ printf '%10d\n' 999999 >"$lock"
 fails "attach: a stale lock is taken over" "modprobe phyllo" "$bin" attach "$dir/pty" -f
 [ ! -e "$lock" ] && ok "attach removed its lock when it failed" || bad "lock left: $(cat "$lock")"
 
+# Locks planted by a user who means harm, in a lock folder anyone may
+# write (mode 1777, as /run/lock): as nobody, a lock naming process 1, a
+# FIFO, and a symlink to a file naming an unrelated process whose name
+# starts with phyllo. attach and pub --tty neither hang nor obey them; the
+# symlink's target is never written; detach signals nobody.
+plant() {	# plant KIND: as nobody, the tty's lock in $ulock
+	rm -f "$ulock/LCK..$pts"
+	case $1 in
+	number) setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c \
+		"printf '%10d\\n' 1 >'$ulock/LCK..$pts'" ;;
+	fifo) setpriv --reuid=nobody --regid=nogroup --clear-groups mkfifo "$ulock/LCK..$pts" ;;
+	symlink) setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		ln -s "$dir/target" "$ulock/LCK..$pts" ;;
+	esac
+}
+ulock=$dir/ulock
+pts=pts$(readlink "$dir/pty" | sed 's|/dev/pts/||')	# (fails() sets $name)
+mkdir -m 1777 "$ulock"
+chmod 755 "$dir"
+cp "$(command -v sleep)" "$dir/phyllo-victim"
+"$dir/phyllo-victim" 600 &
+victim=$!
+pids="$pids $victim"
+printf '%10d\n' $victim >"$dir/target"
+chmod 644 "$dir/target"
+for kind in number fifo symlink; do
+	plant $kind
+	[ -n "$(find "$ulock" -user nobody -name "LCK..$pts")" ] || bad "planting a $kind as nobody"
+	PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" attach "$dir/pty" -f >"$dir/out" 2>"$dir/err" </dev/null
+	rc=$?
+	{ [ $rc -ne 124 ] && grep -q "modprobe phyllo" "$dir/err" && ! grep -q "in use" "$dir/err"; } &&
+		ok "attach: a $kind planted by nobody as the lock is not obeyed, no hang (it goes on to the missing module)" ||
+		bad "attach, planted $kind (rc $rc)"
+	plant $kind
+	PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" pub --tty "$dir/pty" --reply ping 1 >"$dir/out" 2>"$dir/err" </dev/null
+	rc=$?
+	{ [ $rc -eq 0 ] && grep -q "^ping 1$" "$dir/out"; } &&
+		ok "pub --tty: a $kind planted by nobody is not obeyed, no hang (the reply came)" ||
+		bad "pub --tty, planted $kind (rc $rc)"
+done
+printf '%10d\n' $victim >"$ulock/LCK..$pts"
+PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" detach "$dir/pty" >"$dir/out" 2>"$dir/err"
+plant symlink
+PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" detach "$dir/pty" >>"$dir/out" 2>>"$dir/err"
+plant number
+PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" detach "$dir/pty" >>"$dir/out" 2>>"$dir/err"
+sleep 0.2
+kill -0 $victim 2>/dev/null && [ "$(cat "$dir/target")" -eq $victim ] && ! grep -q "stopped" "$dir/out" &&
+	ok "detach (root): a lock naming a phyllo-named process that does not hold the tty, directly or by symlink, signals nothing; the symlink's target unchanged" ||
+	bad "detach signalled an unrelated process, or wrote through the symlink"
+# a holder that has the tty open, with an escape sequence for a name:
+# refused and named, the name escaped (comm for attach, cmdline for pub)
+evilname=$(printf 'sl\033]0;X\007p')
+cp "$(command -v sleep)" "$dir/$evilname"
+"$dir/$evilname" 60 <"$dir/pty" &
+evil=$!
+pids="$pids $evil"
+printf '%10d\n' $evil >"$ulock/LCK..$pts"
+PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" attach "$dir/pty" -f >"$dir/out" 2>"$dir/err" </dev/null
+PHYLLO_LOCK_DIR=$ulock timeout 10 "$bin" pub --tty "$dir/pty" t 1 >>"$dir/out" 2>>"$dir/err" </dev/null
+grep -q "in use by process $evil (sl\\\\x1b\]0;X\\\\x07p)" "$dir/err" &&
+	grep -q "in use by process $evil (.*/sl\\\\x1b\]0;X\\\\x07p 60)" "$dir/err" &&
+	! grep -q "$(printf '\033')" "$dir/err" &&
+	ok "a live holder named by an escape sequence: attach and pub --tty refuse, the name written \\xNN" ||
+	bad "holder's name escaped: $(od -c "$dir/err" | head -4)"
+kill $evil
+rm -f "$ulock/LCK..$pts"
+
 # flock, as libphyllo and other serial programs take it
 flock "$dir/pty" sleep 5 &
 pids="$pids $!"
@@ -70,7 +139,8 @@ fails "detach: no argument" "usage" "$bin" detach
 fails "detach /dev/phyllo0 without the module" "module is not loaded" "$bin" detach /dev/phyllo0
 fails "detach: a tty without the discipline" "carries no phyllo link" "$bin" detach "$dir/pty"
 fails "detach: not a tty" "not a serial port" "$bin" detach /dev/null
-# the process a lock names is stopped when it is a phyllo (here a peer)
+# the process a lock names is stopped when it is a phyllo that holds the
+# tty (here a peer, which holds the pty's master)
 "$bin" peer --echo --pty "$dir/pty2" 2>/dev/null &
 victim=$!
 pids="$pids $victim"

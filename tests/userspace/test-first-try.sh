@@ -147,8 +147,9 @@ fails "4: no run folder: stats --tty says why it cannot read the holder's counte
 	env PHYLLO_RUN_DIR="$dir/none" "$bin" stats --tty "$dir/quiet"
 kill $sub 2>/dev/null; wait $sub 2>/dev/null
 
-# 5: programs that take no flock
-sleep 60 &
+# 5: programs that take no flock (a lock naming one is believed while it
+# has the tty open)
+sleep 60 <"$b" &
 holder=$!
 pids="$pids $holder"
 printf '%10d\n' $holder >"$PHYLLO_LOCK_DIR/LCK..$(name_of "$b")"

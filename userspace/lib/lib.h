@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <termios.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include "libphyllo.h"
 #include "phyllo_stack.h"
 
@@ -155,6 +157,13 @@ void phyllo_lib_report_close(struct phyllo *h);
  * transport folds the core's at every service and send.
  */
 void phyllo_lib_stats_fold(uint64_t *total, uint32_t *seen, const uint32_t *now, unsigned int n);
+
+/* UUCP lock files (lib_lock.c): the directory; the pid a lock file names
+ * (0: none, not a regular file, or unreadable); whether pid has the tty
+ * st open, the test that makes a lock file more than a claim. */
+const char *phyllo_lib_lock_dir(void);
+pid_t phyllo_lib_lock_read(const char *file);
+bool phyllo_lib_lock_holds(pid_t pid, const struct stat *tty);
 
 /* The core's error as an errno value (the library's one place). */
 int phyllo_lib_errno(int phyllo_err);

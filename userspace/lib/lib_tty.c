@@ -379,39 +379,31 @@ static bool t_is_pty(int fd)
 
 /*
  * The live process other than this one that a UUCP lock file names for
- * the tty on fd (LCK..NAME, NAME the kernel's name: ttyACM0, pts3, in
- * $PHYLLO_LOCK_DIR, else /run/lock, else /var/lock, its pid in ASCII, as
+ * the tty on fd and that has that tty open (LCK..NAME, NAME the kernel's
+ * name: ttyACM0, pts3, in the lock directory, its pid in ASCII, as
  * minicom, screen, pppd and phyllo attach write it), or 0. Such a program
- * may not flock the port, and would read what the board sends.
+ * may not flock the port, and would read what the board sends. A lock
+ * naming a process that does not hold the tty is stale (lib_lock.c).
  */
 static pid_t t_uucp_owner(int fd)
 {
-	char real[PATH_MAX], name[64], file[PATH_MAX + 80], buf[32];
-	const char *dir = getenv("PHYLLO_LOCK_DIR"), *tty = ttyname(fd), *p;
+	char real[PATH_MAX], name[64], file[PATH_MAX + 80];
+	const char *tty = ttyname(fd), *p;
+	struct stat st;
 	size_t n = 0;
-	ssize_t got;
-	long pid;
-	int lf;
+	pid_t pid;
 
-	if (!tty || !realpath(tty, real) || strncmp(real, "/dev/", 5))
+	if (!tty || !realpath(tty, real) || strncmp(real, "/dev/", 5) || fstat(fd, &st))
 		return 0;
 	for (p = real + 5; *p && n + 1 < sizeof(name); p++)
 		if (*p != '/')
 			name[n++] = *p;
 	name[n] = 0;
-	if (!dir || !*dir)
-		dir = access("/run/lock", F_OK) ? "/var/lock" : "/run/lock";
-	snprintf(file, sizeof(file), "%s/LCK..%s", dir, name);
-	lf = open(file, O_RDONLY | O_CLOEXEC);
-	if (lf < 0)
+	snprintf(file, sizeof(file), "%s/LCK..%s", phyllo_lib_lock_dir(), name);
+	pid = phyllo_lib_lock_read(file);
+	if (!pid || pid == getpid() || !phyllo_lib_lock_holds(pid, &st))
 		return 0;
-	got = read(lf, buf, sizeof(buf) - 1);
-	close(lf);
-	buf[got > 0 ? got : 0] = 0;
-	pid = strtol(buf, NULL, 10);
-	if (pid <= 0 || pid > INT_MAX || pid == getpid() || (kill((pid_t)pid, 0) && errno == ESRCH))
-		return 0;
-	return (pid_t)pid;
+	return pid;
 }
 
 /*
