@@ -71,6 +71,14 @@ fails "3: capture of a command that failed: its failure, not 'only a userspace s
 run "3: capture -w of a good path still records" '' \
 	"$bin" capture -w "$dir/c.pcapng" -- "$bin" pub --tty "$b" --reply ping 1
 [ -s "$dir/c.pcapng" ] && ok "3: and the file is there" || bad "3: no capture file"
+[ "$(stat -c %a "$dir/c.pcapng")" = 600 ] && ok "3: readable by its owner alone (0600): it holds every byte of the link" ||
+	bad "3: capture mode $(stat -c %a "$dir/c.pcapng")"
+printf 'keep\n' >"$dir/victim"
+ln -s "$dir/victim" "$dir/planted.pcapng"
+fails "3: PHYLLO_CAPTURE naming a symlink: refused, never written through" 1 \
+	"cannot create the capture file: Too many levels of symbolic links" "" \
+	env PHYLLO_CAPTURE="$dir/planted.pcapng" "$bin" pub --tty "$b" --reply ping 1
+[ "$(cat "$dir/victim")" = keep ] && ok "3: the symlink's target is unchanged" || bad "3: written through the symlink"
 
 # 4: live counters with no folder made by hand. Root's /run/phyllo, in a
 # private mount namespace whose /run is an empty tmpfs (the host's /run is

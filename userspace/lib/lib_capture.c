@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -107,11 +108,16 @@ struct phyllo_capture *phyllo_capture_open(const char *path, uint16_t linktype,
 					   const char *if_name, const char *if_desc)
 {
 	struct phyllo_capture *c = calloc(1, sizeof(*c));
-	int err;
+	int err, fd;
 
 	if (!c)
 		return NULL;
-	c->f = fopen(path, "wbe");
+	/* never through a symlink planted where the capture goes, and
+	 * readable by its owner alone: it holds every byte of the link */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	c->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+	if (fd >= 0 && !c->f)
+		close(fd);
 	c->path = strdup(path);
 	if (!c->f || !c->path) {
 		err = errno;
@@ -168,7 +174,7 @@ void phyllo_capture_explain(const char *who, const char *what, const char *path,
 int phyllo_capture_open_env(struct phyllo_capture **c, const char *who, int fd,
 			    const char *name, uint8_t preset)
 {
-	const char *path = getenv(PHYLLO_CAPTURE_ENV);
+	const char *path = secure_getenv(PHYLLO_CAPTURE_ENV);
 	char desc[256], fdpath[64], link[256];
 	ssize_t n;
 	int err;

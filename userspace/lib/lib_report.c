@@ -36,7 +36,7 @@
  * $XDG_RUNTIME_DIR; not one the user named, nor the system's /run). */
 static const char *report_dir(char *buf, size_t len, bool *made_here)
 {
-	const char *env = getenv("PHYLLO_RUN_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *env = secure_getenv("PHYLLO_RUN_DIR"), *xdg = secure_getenv("XDG_RUNTIME_DIR");
 
 	*made_here = false;
 	if (env && *env)
