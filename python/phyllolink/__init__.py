@@ -22,8 +22,14 @@ Contract:
     the one it matches.
   * A session reset (the board restarted) raises SessionReset once from a
     receive; iteration skips it. A hung-up or detached link raises HungUp
-    (an iteration just ends). Other failures raise PhylloError, an OSError
-    with the errno libphyllo returned.
+    (an iteration just ends). A document that does not decode (malformed
+    MessagePack, a string that is not UTF-8) raises MalformedDocument, a
+    PhylloError (EBADMSG) holding the Message, from the receive or the
+    iteration it belongs to; the iteration goes on with the next message
+    when next() is called again, and Link.malformed counts such units.
+    Other failures raise PhylloError, an OSError with the errno libphyllo
+    returned. Numbers passed on to libphyllo are range-checked (a timeout
+    over 2,147,483 s is a ValueError, not "for ever").
   * Leaving a ``with`` block waits for the far end to acknowledge what was
     published and raises NoPeer if it does not within ``linger`` seconds.
   * A Link is used by one thread at a time, like the C handle under it.
@@ -57,7 +63,7 @@ except ImportError as _e:
 
 __version__ = "0.1.0"     # the release, as in debian/changelog
 __all__ = ["open", "Link", "Message", "Subscription", "PhylloError", "SessionReset",
-           "HungUp", "NoPeer", "speeds", "version", "MINIMAL", "REDUCED", "STANDARD"]
+           "HungUp", "NoPeer", "MalformedDocument", "speeds", "version", "MINIMAL", "REDUCED", "STANDARD"]
 
 MINIMAL, REDUCED, STANDARD = 0, 1, 2
 PRESETS = {"minimal": MINIMAL, "reduced": REDUCED, "standard": STANDARD}
@@ -92,6 +98,15 @@ class HungUp(PhylloError):
 class NoPeer(PhylloError, TimeoutError):
     """Nothing at the far end answered in time: no session came up, or what
     was published was not acknowledged. Also a TimeoutError."""
+
+
+class MalformedDocument(PhylloError):
+    """A unit whose document did not decode: .message is the Message
+    (value None, payload the bytes as received, error the reason)."""
+
+    def __init__(self, err, text, message):
+        super().__init__(err, text)
+        self.message = message
 
 
 class _Options(ctypes.Structure):
@@ -211,9 +226,26 @@ def _check(ret, what=""):
     raise PhylloError(err, text)
 
 
+_INT_MAX = 2**31 - 1
+
+
 def _ms(timeout):
-    """seconds (None: for ever) as libphyllo's milliseconds."""
-    return -1 if timeout is None else max(0, int(timeout * 1000))
+    """seconds (None: for ever) as libphyllo's milliseconds, an int: a
+    timeout it cannot hold is refused, never wrapped to "for ever"."""
+    if timeout is None:
+        return -1
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or timeout != timeout or timeout * 1000 > _INT_MAX:
+        raise ValueError(f"timeout {timeout!r}: seconds from 0 to {_INT_MAX // 1000}, "
+                         "or None to wait for ever")
+    return max(0, int(timeout * 1000))
+
+
+def _uint(what, value, top):
+    """An unsigned C argument: refused out of 0..top, never wrapped."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+        raise ValueError(f"{what} {value!r}: a whole number from 0 to {top}")
+    return value
 
 
 def _choice(what, value, table):
@@ -251,9 +283,10 @@ class Message:
     format, schema   the document's (or None)
     payload   the document body, pub-sub payload or unit payload (bytes)
     raw       the whole unit, type byte first (bytes)
+    error     why the document did not decode (str), or None
     """
 
-    __slots__ = ("topic", "value", "type", "format", "schema", "payload", "raw")
+    __slots__ = ("topic", "value", "type", "format", "schema", "payload", "raw", "error")
 
     def __init__(self, m):
         self.type = m.type
@@ -263,8 +296,12 @@ class Message:
         self.format = m.format if m.is_document else None
         self.schema = m.schema if m.is_document else None
         self.value = None
+        self.error = None
         if m.is_document and m.format == FORMAT_MSGPACK:
-            self.value = msgpack.unpackb(self.payload, raw=False, strict_map_key=False)
+            try:
+                self.value = msgpack.unpackb(self.payload, raw=False, strict_map_key=False)
+            except Exception as e:  # noqa: BLE001 - every way a document can be bad
+                self.error = f"{type(e).__name__}: {e}"
 
     def __repr__(self):
         if self.topic is not None:
@@ -290,19 +327,47 @@ class Subscription:
 
     def messages(self, count=None, timeout=None):
         """Iterate with other limits than the subscription's own."""
-        got = 0
-        while count is None or got < count:
-            m = self.link._next(self.matches, timeout, resets=False)
-            if m is None:
-                return
-            got += 1
-            yield m
+        return _Messages(self.link, self.matches, count, timeout, resets=False)
 
     def __iter__(self):
         return self.messages(self.count, self.timeout)
 
     def __repr__(self):
         return f"Subscription({self.key!r}, count={self.count}, timeout={self.timeout})"
+
+
+class _Messages:
+    """An iteration over a link's messages (want(m) true), count at most
+    (None: no limit), ending after timeout quiet seconds or at a hang-up.
+    An iterator, not a generator, so that it goes on after raising
+    MalformedDocument (a malformed unit counts as one of count). Session
+    resets are skipped unless resets (then SessionReset is raised)."""
+
+    def __init__(self, link, want, count, timeout, resets):
+        self.link, self.want, self.count, self.timeout = link, want, count, timeout
+        self.resets, self.got = resets, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        while self.count is None or self.got < self.count:
+            try:
+                m = self.link._next(self.want, self.timeout, resets=True)
+            except SessionReset:
+                if self.resets:
+                    raise
+                continue
+            except HungUp:
+                break
+            except MalformedDocument:
+                self.got += 1
+                raise
+            if m is None:
+                break
+            self.got += 1
+            return m
+        raise StopIteration
 
 
 class Link:
@@ -328,12 +393,13 @@ class Link:
         if speed is not None:
             opts.baud = speed
         opts.preset = _choice("preset", preset, PRESETS)
-        opts.window = window
-        opts.queue = queue
+        opts.window = _uint("window", window, 1000)
+        opts.queue = _uint("queue", queue, 2**32 - 1)
         opts.flags = 0 if handshake else _OPEN_NO_HANDSHAKE
         self.path = path
         self.connect_timeout, self.linger = connect_timeout, linger
         self.dropped = 0          # kept messages pushed out of a full pending queue
+        self.malformed = 0        # units whose document did not decode
         self._pending = collections.deque()
         self._pending_max = pending_max
         self._subs = []
@@ -423,6 +489,7 @@ class Link:
         """Publish doc (any MessagePack-able value) on topic (<= 15 bytes).
         NoPeer if no session comes up within connect_timeout seconds."""
         t = _topic("topic", topic)
+        schema = _uint("schema", schema, 255)
         body = msgpack.packb(doc, use_bin_type=True)
         self._ensure_up()
         _check(_lib.phyllo_publish_doc(self._handle(), t, FORMAT_MSGPACK, schema, body,
@@ -432,6 +499,7 @@ class Link:
     def send(self, type, payload=b"", *, reliable=True):
         """Send a raw unit: type (>= 0x10) and payload bytes."""
         payload = bytes(payload)
+        type = _uint("type", type, 255)
         self._ensure_up()
         _check(_lib.phyllo_send(self._handle(), type, payload, len(payload),
                                 0 if reliable else _MSG_UNRELIABLE), self.path)
@@ -454,7 +522,7 @@ class Link:
         m = _Message()
         _check(_lib.phyllo_request(self._handle(), t, body, len(body), ctypes.byref(m),
                                    _ms(timeout)), self.path)
-        return Message(m)
+        return self._deliver(self._counted(Message(m)))
 
     # -- receiving --
     def subscribe(self, prefix="", callback=None, *, count=None, timeout=None):
@@ -470,7 +538,7 @@ class Link:
 
     def subscribe_type(self, type, callback=None, *, count=None, timeout=None):
         """Receive raw units of this type too; returns a Subscription."""
-        _check(_lib.phyllo_subscribe_type(self._handle(), type), self.path)
+        _check(_lib.phyllo_subscribe_type(self._handle(), _uint("type", type, 255)), self.path)
         sub = Subscription(self, type, callback, count, timeout)
         self._subs.append(sub)
         return sub
@@ -486,7 +554,19 @@ class Link:
         if ret in (-_errno.EAGAIN, -_errno.ETIMEDOUT):
             return None
         _check(ret, self.path)
-        return Message(m)
+        return self._counted(Message(m))
+
+    def _counted(self, m):
+        if m.error is not None:
+            self.malformed += 1
+        return m
+
+    def _deliver(self, m):
+        """m, or MalformedDocument when its document did not decode."""
+        if m.error is not None:
+            raise MalformedDocument(_errno.EBADMSG, f"{self.path}: a malformed document on "
+                                    f"{m.topic!r}: {m.error}", m)
+        return m
 
     def _keep(self, m):
         """Keep m for the subscription it belongs to (if any still does)."""
@@ -504,7 +584,7 @@ class Link:
         for i, m in enumerate(self._pending):
             if want(m):
                 del self._pending[i]
-                return m
+                return self._deliver(m)
         end = None if timeout is None else time.monotonic() + timeout
         while True:
             left = None if end is None else max(0.0, end - time.monotonic())
@@ -521,7 +601,7 @@ class Link:
             if m is None:
                 return None
             if want(m):
-                return m
+                return self._deliver(m)
             self._keep(m)
 
     def receive(self, timeout=None):
@@ -535,18 +615,7 @@ class Link:
         (seconds) passes with nothing, or when the link hangs up. Session
         resets are skipped unless resets=True (then SessionReset is
         raised)."""
-        while True:
-            try:
-                m = self._next(lambda m: True, timeout, resets=True)
-            except SessionReset:
-                if resets:
-                    raise
-                continue
-            except HungUp:
-                return
-            if m is None:
-                return
-            yield m
+        return _Messages(self, lambda m: True, None, timeout, resets)
 
     def __iter__(self):
         return self.messages()

@@ -192,6 +192,41 @@ def test_refusals(tmp_path):
     assert e.value.errno == errno.ENOENT
 
 
+def test_a_malformed_document_raises_the_documented_error_and_iteration_goes_on(link):
+    """a2 ff fe: a MessagePack string of two bytes that are not UTF-8."""
+    sub = link.subscribe("bad", count=3, timeout=5)
+    it = iter(sub)
+    link.publish("bad", 1)
+    phyllo._check(phyllo._lib.phyllo_publish_doc(link._handle(), b"bad", phyllo.FORMAT_MSGPACK,
+                                                 0, b"\xa2\xff\xfe", 3, 0))
+    link.publish("bad", 3)
+    assert next(it).value == 1
+    with pytest.raises(phyllo.MalformedDocument) as e:
+        next(it)
+    assert isinstance(e.value, phyllo.PhylloError) and e.value.errno == errno.EBADMSG
+    assert e.value.message.payload == b"\xa2\xff\xfe" and e.value.message.value is None
+    assert "UnicodeDecodeError" in e.value.message.error
+    assert next(it).value == 3, "the iteration goes on after the error"
+    assert link.malformed == 1
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_arguments_that_would_wrap_in_c_are_refused(link):
+    for t in (3e6, float("nan"), float("inf"), "5"):
+        with pytest.raises(ValueError, match="timeout"):
+            link.flush(timeout=t)
+    with pytest.raises(ValueError, match="timeout"):
+        link.receive(timeout=2**31)
+    with pytest.raises(ValueError, match="schema"):
+        link.publish("t", 1, schema=256)
+    with pytest.raises(ValueError, match="type"):
+        link.send(0x110, b"x")
+    with pytest.raises(ValueError, match="window"):
+        phyllo.open(link.path, window=-1)
+    assert link.receive(timeout=0.01) is None     # small ones still work
+
+
 def test_topic_too_long(link):
     with pytest.raises(ValueError):
         link.publish("0123456789abcdef", 1)
