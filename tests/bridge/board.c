@@ -26,6 +26,9 @@
  *   restart               close the session and open a new one on the same
  *                         pty (the bridge sees a session reset)
  *   sync                  print "synced" once every unit sent is acknowledged
+ *   hex TOPIC DOC         publish, reliably, a topic and a MessagePack body
+ *                         given in hex (any bytes but NUL: what a board
+ *                         that means harm may send)
  * End of stdin ends it.
  */
 #define _GNU_SOURCE
@@ -132,9 +135,39 @@ static void board_burst(const char *topic, long n, long from, int stamp, long at
 	}
 }
 
+/* hex digits to bytes: their count, or -1 */
+static int unhex(const char *s, uint8_t *out, size_t cap)
+{
+	size_t n = 0;
+	unsigned int v;
+
+	while (s[0] && s[1] && n < cap && sscanf(s, "%2x", &v) == 1) {
+		out[n++] = (uint8_t)v;
+		s += 2;
+	}
+	return *s ? -1 : (int)n;
+}
+
+static void board_hex(const char *topic_hex, const char *doc_hex)
+{
+	uint8_t topic[17], doc[256];
+	int t = unhex(topic_hex, topic, sizeof(topic) - 1), d = unhex(doc_hex, doc, sizeof(doc));
+	int rc;
+
+	if (t < 0 || d < 0 || memchr(topic, 0, (size_t)t)) {
+		fprintf(stderr, "board: hex: not hex, or a NUL in the topic\n");
+		return;
+	}
+	topic[t] = 0;
+	rc = phyllo_publish(h, (const char *)topic, doc, (size_t)d, 0);
+	if (rc < 0)
+		fprintf(stderr, "board: hex: %s\n", phyllo_strerror(rc));
+	board_drain();
+}
+
 static void board_command(char *line)
 {
-	char topic[32];
+	char topic[40], doc[520];
 	long n, from = 0, at = -1;
 
 	line[strcspn(line, "\n")] = '\0';
@@ -144,6 +177,8 @@ static void board_command(char *line)
 		board_burst(topic, n, 0, 1, -1);
 	} else if (sscanf(line, "pace %ld", &n) == 1) {
 		pace_us = n;
+	} else if (sscanf(line, "hex %39s %519s", topic, doc) == 2) {
+		board_hex(topic, doc);
 	} else if (!strcmp(line, "restart")) {
 		board_restart();
 	} else if (!strcmp(line, "sync")) {

@@ -155,6 +155,13 @@ printf 'import = phyllo/# x\n' >"$dir/loop.conf"
 rc=$?
 { [ $rc -eq 2 ] && grep -q "would loop" "$dir/err"; } && ok "an import matching its own topics is refused" ||
 	bad "loop import (rc $rc)"
+# 1,100 bytes: a comment whose bytes 1024 on read "host = 192.0.2.1"
+# (where fgets would have split it), then spaces
+/usr/bin/python3 -c 'print("#" + "x" * 1022 + "host = 192.0.2.1" + " " * 61)' >"$dir/long.conf"
+"$bridge" -c "$dir/long.conf" --link /dev/phyllo0 --dry-run >"$dir/out" 2>"$dir/err"
+rc=$?
+{ [ $rc -eq 2 ] && grep -q "long.conf: line 1: longer than 1022 bytes" "$dir/err" && ! grep -q 192.0.2.1 "$dir/out"; } &&
+	ok "a 1,100-byte line is refused, its tail never read as a line" || bad "a long line (rc $rc)"
 printf 'prot = 5\n' >"$dir/typo.conf"
 "$bridge" -c "$dir/typo.conf" --dry-run >"$dir/out" 2>"$dir/err"
 grep -q "typo.conf: line 1: prot: unknown key" "$dir/err" && ok "an unknown key names its line" ||
@@ -226,6 +233,135 @@ wait $rawsub
 cmp -s "$dir/raw.in" "$dir/raw.out" && ok "raw mode: MessagePack bytes down and back unchanged" ||
 	bad "raw mode ($(od -An -tx1 "$dir/raw.out"))"
 bridge_term e1
+
+# ---- retained commands, across three reconnects -------------------------
+# A retained command on the broker (a switch published with retain, a
+# stray mosquitto_pub -r) would act again at every connection: by default
+# it never reaches the board; with retained_commands = yes on MQTT 5 it
+# does, once (retain handling "only if new": a resumed session's
+# subscription gets none). Each run: the retained command, the bridge
+# connected, the broker restarted three times (its sessions and retained
+# messages kept), then one live command, which must arrive.
+# retained_run NAME PROTOCOL RETAINED_COMMANDS
+retained_run() {
+	printf 'protocol = %s\nretained_commands = %s\n' "$2" "$3" | bridge_conf "$1" "$dir/e1.pty"
+	pub -q 1 -r -t "phyllo/$1/cmd/relay" -m '"on"'
+	bridge_start "$1"
+	sleep 0.5
+	for k in 2 3 4; do
+		broker_stop TERM
+		broker_start
+		wait_count "$dir/$1.err" "connected to" $k
+		sleep 0.5
+	done
+	pub -q 1 -t "phyllo/$1/cmd/relay" -m '"live"'
+	tries=0	# (usr1 uses $i)
+	until usr1 "$1"; [ "$(stat_of "$1" board_rx)" -ge 1 ] 2>/dev/null || [ $tries -gt 100 ]; do
+		sleep 0.1; tries=$((tries + 1))
+	done
+	sleep 1	# a late retained one would have come by now
+	bridge_term "$1"
+	pub -q 1 -r -t "phyllo/$1/cmd/relay" -n	# clears it
+}
+retained_run r4 3.1.1 no
+[ "$(stat_of r4 connects)" = 4 ] && [ "$(stat_of r4 board_tx)" = 1 ] &&
+	[ "$(stat_of r4 retained_dropped)" = 4 ] && grep -q "a retained message on phyllo/r4/cmd/relay: not sent" "$dir/r4.err" &&
+	ok "MQTT 3.1.1: a retained command is not sent to the board across 3 reconnects (4 connections, 4 retained dropped and said, the live one sent)" ||
+	bad "retained, 3.1.1: connects $(stat_of r4 connects), board_tx $(stat_of r4 board_tx), retained_dropped $(stat_of r4 retained_dropped)"
+retained_run r5 5 no
+[ "$(stat_of r5 connects)" = 4 ] && [ "$(stat_of r5 board_tx)" = 1 ] && [ "$(stat_of r5 retained_dropped)" = 1 ] &&
+	ok "MQTT 5: not sent either (4 connections; the broker sent it once, to the new subscription, and it was dropped)" ||
+	bad "retained, MQTT 5: connects $(stat_of r5 connects), board_tx $(stat_of r5 board_tx), retained_dropped $(stat_of r5 retained_dropped)"
+retained_run r5y 5 yes
+[ "$(stat_of r5y connects)" = 4 ] && [ "$(stat_of r5y board_tx)" = 2 ] && [ "$(stat_of r5y board_rx)" = 2 ] &&
+	[ "$(stat_of r5y retained_dropped)" = 0 ] &&
+	ok "retained_commands = yes, MQTT 5: sent once in 4 connections (board_tx 2: it and the live one)" ||
+	bad "retained_commands = yes: connects $(stat_of r5y connects), board_tx $(stat_of r5y board_tx), retained_dropped $(stat_of r5y retained_dropped)"
+"$bridge" -c "$dir/r5y.conf" --dry-run >"$dir/out" 2>"$dir/err" &&
+	grep -q "^in .*retained messages sent once per session" "$dir/out" &&
+	"$bridge" -c "$dir/r4.conf" --dry-run >"$dir/out" 2>"$dir/err" &&
+	grep -q "^in .*retained messages dropped" "$dir/out" &&
+	ok "--dry-run says what commands and imports do with retained messages" || bad "--dry-run: retained"
+
+# ---- what a board or a broker client chose never reaches a terminal raw --
+# Board h (tests/bridge/board.c) sends topics and strings with an escape
+# sequence that sets a terminal's title, a forged JSON line, C1 controls
+# (as UTF-8 and as lone bytes), invalid UTF-8, quotes and backslashes.
+# What `phyllo sub`, `phyllo pub --reply` and the bridge print must hold
+# no raw control byte and be valid UTF-8; every JSON line one object that
+# reads back as the very bytes sent.
+# clean FILE [json]: 0 when it is so; says what it found otherwise
+clean() {
+	/usr/bin/python3 -c 'import json, sys
+data = open(sys.argv[1], "rb").read()
+raw = [hex(b) for b in data if (b < 0x20 and b != 0x0a) or b == 0x7f]
+text = data.decode("utf-8")	# raises on invalid UTF-8
+c1 = [hex(ord(ch)) for ch in text if 0x80 <= ord(ch) <= 0x9f]
+assert not raw and not c1, "raw controls %s %s" % (raw, c1)
+if len(sys.argv) > 2:
+    for line in text.splitlines():
+        assert isinstance(json.loads(line), dict), line' "$@"
+}
+title=611b5d303b50574e07227d0a7b	# a ESC ]0;PWN BEL "}\n{
+c1=c29b33316d9bfffe5c20		# U+009B "31m" 0x9b 0xff 0xfe \ space
+doc=81a36b1b9ba676c285ff220a	# {"k ESC 0x9b": "v U+0085 0xff \"\n"}
+board_start h "" 6
+hostile() {	# hostile OUT ARGS...: phyllo sub ARGS on board h, its 3 messages
+	out=$1
+	shift
+	"$H/phyllo-san" sub --tty "$dir/h.pty" -n 3 -t 20 "$@" '' >"$out" 2>"$dir/h.sub.err" &
+	hsub=$!
+	sleep 1
+	echo "hex $title 01" >&6
+	echo "hex $c1 $doc" >&6
+	echo "hex 6f6b $doc" >&6
+	wait $hsub
+}
+hostile "$dir/h.plain"
+clean "$dir/h.plain" >"$dir/err" 2>&1 && [ "$(wc -l <"$dir/h.plain")" -eq 3 ] &&
+	grep -q '^a\\x1b]0;PWN\\x07"}\\x0a{ 1$' "$dir/h.plain" &&
+	ok "phyllo sub: hostile topics and strings escaped (\\xNN, \\u escapes), 3 lines for 3 messages" ||
+	bad "phyllo sub, plain: $(od -c "$dir/h.plain" | head -5)"
+hostile "$dir/h.json" -j
+clean "$dir/h.json" json >"$dir/err" 2>&1 && [ "$(wc -l <"$dir/h.json")" -eq 3 ] &&
+	/usr/bin/python3 -c 'import json, sys
+m = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
+assert m[0]["topic"] == "a\x1b]0;PWN\x07\"}\n{" and m[0]["value"] == 1, m[0]
+assert m[1]["topic"] == "\x9b31m\ufffd\ufffd\ufffd\\ ", m[1]
+assert m[2]["value"] == {"k\x1b\ufffd": "v\x85\ufffd\"\n"}, m[2]' "$dir/h.json" 2>>"$dir/err" &&
+	ok "phyllo sub -j: 3 lines, each one JSON object, topics and strings read back as sent (invalid UTF-8 as U+FFFD)" ||
+	bad "phyllo sub -j: $(cat "$dir/h.json")"
+evil=$(printf 'a\033]0;PWN\007"}')
+"$H/phyllo-san" pub --tty "$dir/e1.pty" --reply "$evil" '"\u009b"' >"$dir/pr.plain" 2>"$dir/err" &&
+	clean "$dir/pr.plain" >>"$dir/err" 2>&1 &&
+	"$H/phyllo-san" pub --tty "$dir/e1.pty" --reply -j "$evil" '"\u009b"' >"$dir/pr.json" 2>>"$dir/err" &&
+	clean "$dir/pr.json" json >>"$dir/err" 2>&1 &&
+	grep -q '^a\\x1b]0;PWN\\x07"} "\\u009b"$' "$dir/pr.plain" &&
+	ok "phyllo pub --reply, plain and -j: the echoed topic and string escaped, the JSON one object" ||
+	bad "pub --reply: $(od -c "$dir/pr.plain" | head -3) $(cat "$dir/pr.json")"
+bridge_conf h "$dir/h.pty" </dev/null
+bridge_start h
+mosquitto_sub -h 127.0.0.1 -p $port -C 1 -W 10 -t phyllo/h/ok >"$dir/h.mqtt" 2>&1 &
+hsub=$!
+sleep 0.5
+echo "hex $title 01" >&6
+echo "hex $c1 $doc" >&6
+echo "hex 6f6b $doc" >&6
+pub -q 1 -t phyllo/h/cmd/x -m "$(printf '{"\033]0;PWN\007\302\233": \237}')"
+wait $hsub
+wait_for "$dir/h.err" "bad JSON" 50
+bridge_term h
+clean "$dir/h.mqtt" json >"$dir/err" 2>&1 &&
+	/usr/bin/python3 -c 'import json, sys
+assert json.load(open(sys.argv[1])) == {"k\x1b\ufffd": "v\x85\ufffd\"\n"}' "$dir/h.mqtt" 2>>"$dir/err" &&
+	ok "the bridge: the board's strings published as one JSON object, escaped, read back as sent" ||
+	bad "bridge JSON out: $(od -c "$dir/h.mqtt" | head -3)"
+clean "$dir/h.err" >>"$dir/err" 2>&1 && [ "$(stat_of h bad_topic)" -ge 1 ] && [ "$(stat_of h bad_json)" = 1 ] &&
+	grep -q 'x1b' "$dir/h.err" &&
+	ok "the bridge's log: hostile board topics and a hostile command payload written as \\xNN (bad_topic $(stat_of h bad_topic), bad_json 1)" ||
+	bad "bridge log: $(od -c "$dir/h.err" | head -8)"
+exec 6>&-
+wait $board_h 2>/dev/null
 
 # ---- session resets, the queue bound with the broker away --------------
 board_start q1 "" 7
@@ -516,6 +652,64 @@ wait_for "$dir/err" "certificate required" 100 && ! grep -q "connected to" "$dir
 	ok "without its certificate it is refused, and the bridge says why (the broker's alert: certificate required)" ||
 	bad "no client certificate: $(head -3 "$dir/err")"
 { kill $p; wait $p; } 2>/dev/null
+
+# ---- TLS never silently off ----------------------------------------------
+# port = 8883, a user and a password, no CA named: TLS, verified against
+# the system's CAs. The "system" store here is a file of the test's own
+# (SSL_CERT_FILE, SSL_CERT_DIR an empty folder: the machine's /etc/ssl is
+# never read) holding the test's CA. 8883 is a fixed port: the broker and
+# the bridge run in a network namespace of their own, where it is free.
+ns8883=phb8883$$
+if ip netns add $ns8883 2>/dev/null; then
+	trap 'for p in $pids; do kill $p 2>/dev/null; done; ip netns del '$ns8883'; rm -rf "$dir"' EXIT
+	ip -n $ns8883 link set lo up
+	mkdir -p "$dir/store" "$dir/nocerts"
+	cp "$dir/ca.crt" "$dir/store/ca.pem"
+	sed -e "s/^listener $tport 127.0.0.1/listener 8883 127.0.0.1/" -e "/^listener $cport/,\$d" \
+		"$dir/tls.conf" >"$dir/tls8883.conf"
+	ip netns exec $ns8883 mosquitto -c "$dir/tls8883.conf" 2>"$dir/tls8883.err" &
+	pids="$pids $!"
+	sleep 0.5
+	printf 'host = localhost\nport = 8883\nusername = bridge-a\npassword = pw-a\nprotocol = 5\n' |
+		bridge_conf s8 "$dir/a.pty"
+	sed -i -e "/^port = $port\$/d" -e '/^name = /s/s8/a/' "$dir/s8.conf"
+	chmod 600 "$dir/s8.conf"
+	"$bridge" -c "$dir/s8.conf" --dry-run >"$dir/out" 2>"$dir/err" &&
+		grep -q "^tls .*on (implied by port = 8883): CA the system's.*verified" "$dir/out" &&
+		ok "port 8883 and credentials, no tls key: --dry-run says TLS on, implied by the port, the system's CAs" ||
+		bad "8883: --dry-run"
+	SSL_CERT_FILE="$dir/store/ca.pem" SSL_CERT_DIR="$dir/nocerts" ip netns exec $ns8883 \
+		"$bridge" -c "$dir/s8.conf" >"$dir/s8.out" 2>"$dir/s8.err" &
+	p=$!
+	pids="$pids $p"
+	wait_for "$dir/s8.err" "connected to localhost:8883" 100 &&
+		grep -q "TLS on, implied by port = 8883" "$dir/s8.err" &&
+		ok "and it connects with TLS, the broker's certificate checked against the CA in the (test's) system store; the log says why TLS is on" ||
+		bad "8883 with the system store: $(cat "$dir/s8.err")"
+	{ kill $p; wait $p; } 2>/dev/null
+	SSL_CERT_FILE="$dir/nocerts/none.pem" SSL_CERT_DIR="$dir/nocerts" ip netns exec $ns8883 \
+		"$bridge" -c "$dir/s8.conf" >"$dir/s8.out" 2>"$dir/s8.err" &
+	p=$!
+	pids="$pids $p"
+	wait_for "$dir/s8.err" "certificate verify failed" 100 && ! grep -q "connected to" "$dir/s8.err" &&
+		ok "with that CA not in the store: the certificate is refused (so the store was what verified it)" ||
+		bad "8883, empty store: $(cat "$dir/s8.err")"
+	{ kill $p; wait $p; } 2>/dev/null
+	ip netns del $ns8883
+	trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$dir"' EXIT
+else
+	echo "skip 8883: cannot make a network namespace (ip netns add needs root)"
+fi
+printf 'host = broker.example.net\nusername = u\npassword = p\n' | bridge_conf s9 "$dir/a.pty"
+sed -i "/^port = $port\$/d" "$dir/s9.conf"
+"$bridge" -c "$dir/s9.conf" --dry-run >"$dir/out" 2>"$dir/err"
+rc=$?
+{ [ $rc -eq 2 ] && grep -q "password for broker.example.net:1883 would go in clear: write tls = yes" "$dir/err"; } &&
+	ok "credentials for a remote broker without TLS: refused (exit 2), the message says how to choose" ||
+	bad "credentials in clear (rc $rc)"
+echo "tls = no" >>"$dir/s9.conf"
+"$bridge" -c "$dir/s9.conf" --dry-run >"$dir/out" 2>"$dir/err" && grep -q "^tls  *off (tls = no)" "$dir/out" &&
+	ok "and taken with tls = no written" || bad "tls = no"
 
 # ---- the systemd unit, as install-bridge writes it ---------------------
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -52,6 +52,54 @@ static void conf_tls_port_and_verify(void)
 	PTEST_EXPECT(c.tls_insecure);
 }
 
+/* TLS when `tls` is not written: implied, refused (credentials in clear to
+ * another host), or off; what turned it on is said. */
+static const struct {
+	const char *lines[4];
+	int rc;		/* of _finish */
+	bool tls;
+	int port;
+	const char *why;	/* in tls_why, or in err when refused */
+} tls_cases[] = {
+	{ { "port = 8883", "username = u", "password = p" }, 0, true, 8883, "port = 8883" },
+	{ { "host = broker.example.net:8883" }, 0, true, 8883, "port 8883 of broker.example.net" },
+	{ { "tls_verify = yes" }, 0, true, 8883, "tls_verify" },
+	{ { "tls_ca_path = /etc/ssl/certs" }, 0, true, 8883, "tls_ file" },
+	{ { "tls = yes", "port = 1884" }, 0, true, 1884, "tls = yes" },
+	{ { "tls = no", "port = 8883", "host = b.example.net", "username = u" }, 0, false, 8883, "" },
+	{ { "host = b.example.net", "username = u" }, -1, false, 1883, "would go in clear" },
+	{ { "host = localhost ::1 127.0.0.2", "password = p" }, 0, false, 1883, "" },
+	{ { "host = b.example.net" }, 0, false, 1883, "" },
+	{ { "tls = no", "tls_verify = yes" }, -1, false, 0, "tls = no, but tls_verify" },
+	{ { "tls = no", "tls_ca_file = /ca.pem" }, -1, false, 0, "tls = no, but" },
+};
+
+static void conf_tls_implied_refused_or_off(void)
+{
+	unsigned int i, j;
+	bool ok;
+	int rc;
+
+	for (i = 0; i < sizeof(tls_cases) / sizeof(tls_cases[0]); i++) {
+		phyllo_bridge_conf_init(&c);
+		PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, "link = /dev/ttyACM0", 1, err,
+							sizeof(err)), 0);
+		for (j = 0; j < 4 && tls_cases[i].lines[j]; j++)
+			PTEST_EXPECT_EQ(phyllo_bridge_conf_line(&c, tls_cases[i].lines[j], j + 2, err,
+								sizeof(err)), 0);
+		err[0] = '\0';
+		rc = phyllo_bridge_conf_finish(&c, "h", err, sizeof(err));
+		ok = rc == tls_cases[i].rc &&
+		     strstr(rc ? err : c.tls_why, tls_cases[i].why) &&
+		     (rc || (c.tls == tls_cases[i].tls && c.brokers[0].port == tls_cases[i].port));
+		if (!ok)
+			printf("  case %u (%s): rc %d, tls %d, port %d, why '%s', err '%s'\n", i,
+			       tls_cases[i].lines[0], rc, c.tls, c.n_brokers ? c.brokers[0].port : 0,
+			       c.tls_why, err);
+		PTEST_EXPECT(ok);
+	}
+}
+
 static const struct {
 	const char *host;
 	unsigned int n;
@@ -305,6 +353,7 @@ static void ha_discovery_config(void)
 
 static const struct ptest_case cases[] = {
 	PTEST_CASE(conf_defaults_from_link), PTEST_CASE(conf_tls_port_and_verify),
+	PTEST_CASE(conf_tls_implied_refused_or_off),
 	PTEST_CASE(conf_rejects_with_line), PTEST_CASE(conf_refuses_an_import_that_loops),
 	PTEST_CASE(conf_env_credentials_win), PTEST_CASE(name_from_link_is_mqtt_safe),
 	PTEST_CASE(topic_map_both_ways), PTEST_CASE(filter_match_as_mqtt),

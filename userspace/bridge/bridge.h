@@ -66,7 +66,10 @@ struct phyllo_bridge_conf {
 	char tls_ca_path[PHYLLO_BRIDGE_STR_MAX];
 	char tls_cert_file[PHYLLO_BRIDGE_STR_MAX];
 	char tls_key_file[PHYLLO_BRIDGE_STR_MAX];
-	bool tls;			/* any tls_ key given */
+	int tls_mode;			/* tls = : -1 not written, 0 no, 1 yes */
+	bool tls;			/* decided by _finish(): tls_mode, else implied */
+	char tls_why[96];		/* what turned it on, for messages */
+	bool tls_verify_set;		/* tls_verify written (either way) */
 	bool tls_insecure;		/* tls_verify = no */
 	/* behaviour */
 	enum phyllo_bridge_payload payload;
@@ -77,6 +80,7 @@ struct phyllo_bridge_conf {
 	unsigned int reconnect_max;	/* s */
 	unsigned int exit_timeout;	/* s to flush at SIGTERM */
 	bool unreliable;		/* commands sent without the ARQ */
+	bool retained_commands;		/* retained messages go to the board too */
 	struct phyllo_bridge_import imports[PHYLLO_BRIDGE_IMPORTS_MAX];
 	unsigned int n_imports;
 	/* Home Assistant MQTT discovery: board topics announced as sensors */
@@ -97,8 +101,11 @@ int phyllo_bridge_conf_load(struct phyllo_bridge_conf *c, const char *path, char
 void phyllo_bridge_conf_env(struct phyllo_bridge_conf *c);
 /* Defaults that depend on other keys (name from the link, client id,
  * port), the broker list split from `host` (spaces or commas between
- * entries, each host, host:port, [v6] or [v6]:port), then the checks that need the whole configuration (imports that
- * would loop). 0, or -1 with err set. */
+ * entries, each host, host:port, [v6] or [v6]:port), then the checks
+ * that need the whole configuration (imports that would loop). TLS, when
+ * `tls` is not written: on with a tls_ file key, tls_verify or a broker
+ * port of 8883 (tls_why says which); credentials for a broker that is
+ * not loopback without TLS are refused. 0, or -1 with err set. */
 int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname, char *err,
 			      size_t errlen);
 

@@ -29,6 +29,7 @@ void phyllo_bridge_conf_init(struct phyllo_bridge_conf *c)
 	c->reconnect_max = 30;
 	c->connect_timeout = 10;
 	c->exit_timeout = 5;
+	c->tls_mode = -1;
 	strcpy(c->ha_prefix, "homeassistant");
 }
 
@@ -159,20 +160,29 @@ static int set_key(struct phyllo_bridge_conf *c, const char *k, const char *v, c
 		return set_str(c->username, v, err, errlen);
 	if (!strcmp(k, "password"))
 		return set_str(c->password, v, err, errlen);
+	if (!strcmp(k, "tls")) {
+		bool on;
+
+		if (set_bool(&on, v, err, errlen))
+			return -1;
+		c->tls_mode = on;
+		return 0;
+	}
 	if (!strcmp(k, "tls_ca_file"))
-		return c->tls = true, set_str(c->tls_ca_file, v, err, errlen);
+		return set_str(c->tls_ca_file, v, err, errlen);
 	if (!strcmp(k, "tls_ca_path"))
-		return c->tls = true, set_str(c->tls_ca_path, v, err, errlen);
+		return set_str(c->tls_ca_path, v, err, errlen);
 	if (!strcmp(k, "tls_cert_file"))
-		return c->tls = true, set_str(c->tls_cert_file, v, err, errlen);
+		return set_str(c->tls_cert_file, v, err, errlen);
 	if (!strcmp(k, "tls_key_file"))
-		return c->tls = true, set_str(c->tls_key_file, v, err, errlen);
+		return set_str(c->tls_key_file, v, err, errlen);
 	if (!strcmp(k, "tls_verify")) {
 		bool verify;
 
 		if (set_bool(&verify, v, err, errlen))
 			return -1;
 		c->tls_insecure = !verify;
+		c->tls_verify_set = true;
 		return 0;
 	}
 	if (!strcmp(k, "payload")) {
@@ -206,6 +216,8 @@ static int set_key(struct phyllo_bridge_conf *c, const char *k, const char *v, c
 		return set_uint(&c->exit_timeout, v, 0, 3600, err, errlen);
 	if (!strcmp(k, "unreliable"))
 		return set_bool(&c->unreliable, v, err, errlen);
+	if (!strcmp(k, "retained_commands"))
+		return set_bool(&c->retained_commands, v, err, errlen);
 	if (!strcmp(k, "import"))
 		return set_import(c, v, err, errlen);
 	if (!strcmp(k, "ha_prefix"))
@@ -272,6 +284,7 @@ int phyllo_bridge_conf_load(struct phyllo_bridge_conf *c, const char *path, char
 	char line[1024], msg[600];
 	unsigned int n = 0;
 	FILE *f = fopen(path, "re");
+	size_t len;
 	int ret = 0;
 
 	if (!f) {
@@ -280,6 +293,14 @@ int phyllo_bridge_conf_load(struct phyllo_bridge_conf *c, const char *path, char
 	}
 	while (!ret && fgets(line, sizeof(line), f)) {
 		n++;
+		len = strlen(line);
+		/* a line fgets had to split: its tail must never pass for a line */
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f)) {
+			snprintf(msg, sizeof(msg), "line %u: longer than %zu bytes", n,
+				 sizeof(line) - 2);
+			ret = -1;
+			break;
+		}
 		line[strcspn(line, "\r\n")] = '\0';
 		ret = phyllo_bridge_conf_line(c, line, n, msg, sizeof(msg));
 	}
@@ -395,6 +416,63 @@ static int brokers_split(struct phyllo_bridge_conf *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* TLS before the port's default: written, or implied by a tls_ file key,
+ * tls_verify or `port = 8883`. */
+static int tls_decide(struct phyllo_bridge_conf *c, char *err, size_t errlen)
+{
+	bool files = c->tls_ca_file[0] || c->tls_ca_path[0] || c->tls_cert_file[0] ||
+		     c->tls_key_file[0];
+
+	c->tls = c->tls_mode == 1;
+	if (c->tls_mode == 1) {
+		snprintf(c->tls_why, sizeof(c->tls_why), "tls = yes");
+	} else if (c->tls_mode == 0) {
+		if (files || c->tls_verify_set) {
+			snprintf(err, errlen, "tls = no, but tls_%s is set: remove one of them",
+				 files ? "..._file or tls_ca_path" : "verify");
+			return -1;
+		}
+	} else if (files || c->tls_verify_set || c->port == 8883) {
+		c->tls = true;
+		snprintf(c->tls_why, sizeof(c->tls_why), "implied by %s",
+			 files ? "a tls_ file key" : c->tls_verify_set ? "tls_verify" :
+			 "port = 8883");
+	}
+	return 0;
+}
+
+static bool host_is_loopback(const char *h)
+{
+	return !strcmp(h, "localhost") || !strncmp(h, "127.", 4) || !strcmp(h, "::1") ||
+	       !strcmp(h, "ip6-localhost");
+}
+
+/* Once the brokers are known: a broker on 8883 implies TLS too, and
+ * credentials never leave this machine in clear unless `tls = no` says
+ * so. */
+static int tls_brokers_check(struct phyllo_bridge_conf *c, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n_brokers && c->tls_mode == -1 && !c->tls; i++)
+		if (c->brokers[i].port == 8883) {
+			c->tls = true;
+			snprintf(c->tls_why, sizeof(c->tls_why), "implied by the port 8883 of %.60s",
+				 c->brokers[i].host);
+		}
+	if (c->tls || c->tls_mode == 0 || (!c->username[0] && !c->password[0]))
+		return 0;
+	for (i = 0; i < c->n_brokers; i++)
+		if (!host_is_loopback(c->brokers[i].host)) {
+			snprintf(err, errlen, "the username and password for %s:%d would go in "
+				 "clear: write tls = yes (with the broker's TLS port, 8883 as a "
+				 "rule), or tls = no to send them unencrypted", c->brokers[i].host,
+				 c->brokers[i].port);
+			return -1;
+		}
+	return 0;
+}
+
 int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname, char *err,
 			      size_t errlen)
 {
@@ -419,9 +497,11 @@ int phyllo_bridge_conf_finish(struct phyllo_bridge_conf *c, const char *hostname
 	if (!c->client_id[0])
 		snprintf(c->client_id, sizeof(c->client_id), "phyllo-bridge-%.100s-%.100s",
 			 hostname, c->name);
+	if (tls_decide(c, err, errlen))
+		return -1;
 	if (!c->port)
 		c->port = c->tls ? 8883 : 1883;
-	if (brokers_split(c, err, errlen))
+	if (brokers_split(c, err, errlen) || tls_brokers_check(c, err, errlen))
 		return -1;
 	if (phyllo_bridge_topic(c, "cmd/123456789012345", probe, sizeof(probe))) {
 		snprintf(err, errlen, "prefix and name too long for MQTT topics");

@@ -70,7 +70,8 @@
 #define COUNTERS(X) \
 	X(board_rx) X(board_tx) X(mqtt_tx) X(mqtt_rx) X(queue) X(inflight) X(queue_dropped) \
 	X(down_queue) X(down_dropped) X(bad_json) X(oversize) X(bad_doc) X(bad_topic) \
-	X(unmatched) X(refused) X(sub_refused) X(connects) X(disconnects) X(link_resets) \
+	X(unmatched) X(retained_dropped) X(refused) X(sub_refused) X(connects) X(disconnects) \
+	X(link_resets) \
 	X(exit_unsent) X(exit_undelivered)
 
 struct counters {
@@ -116,15 +117,28 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A line of the log. Topics, payload errors and libmosquitto's text hold
+ * bytes a board or another broker client chose: every byte that is not
+ * printable ASCII is written as \xNN (a backslash as \\), so that
+ * none reaches a terminal or a journal as a control. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
+	char line[1024];
+	const unsigned char *p;
 	va_list ap;
 
-	fputs("phyllo-bridge: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	fputs("phyllo-bridge: ", stderr);
+	for (p = (const unsigned char *)line; *p; p++)
+		if (*p == '\\')
+			fputs("\\\\", stderr);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
 	fputc('\n', stderr);
 }
 
@@ -232,7 +246,7 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 {
 	struct bridge *b = obj;
 	unsigned int i;
-	int mid;
+	int mid, opts, err;
 
 	(void)props;
 	if (rc) {
@@ -260,9 +274,17 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		b->status_mid = mid;
 	}
 	ha_announce(b);
-	mosquitto_subscribe(mq, &b->sub_mid[0], b->t_cmd, 1);
-	for (i = 0; i < b->c.n_imports; i++)
-		mosquitto_subscribe(mq, &b->sub_mid[i + 1], b->c.imports[i].filter, 1);
+	/* MQTT 5: the broker's retained messages only when the subscription is
+	 * new, not again at each reconnect of the session (3.1.1 has no way to
+	 * ask: on_message() drops them unless retained_commands = yes) */
+	opts = b->c.protocol == 5 ? MQTT_SUB_OPT_SEND_RETAIN_NEW : 0;
+	for (i = 0; i <= b->c.n_imports; i++) {
+		const char *filter = i ? b->c.imports[i - 1].filter : b->t_cmd;
+
+		err = mosquitto_subscribe_v5(mq, &b->sub_mid[i], filter, 1, opts, NULL);
+		if (err)
+			say("cannot subscribe to %s: %s", filter, mosquitto_strerror(err));
+	}
 }
 
 static void on_disconnect(struct mosquitto *mq, void *obj, int rc, const mosquitto_property *p)
@@ -343,6 +365,14 @@ static void on_message(struct mosquitto *mq, void *obj, const struct mosquitto_m
 
 	(void)mq, (void)p;
 	b->n.mqtt_rx++;
+	/* a retained command is an old one: it would act again at every
+	 * restart and every broker blip */
+	if (msg->retain && !b->c.retained_commands) {
+		if (often(++b->n.retained_dropped))
+			say("a retained message on %s: not sent to the board (retained_commands = "
+			    "no)", msg->topic);
+		return;
+	}
 	if (phyllo_bridge_topic_in(&b->c, msg->topic, topic, sizeof(topic))) {
 		if (often(++b->n.unmatched))
 			say("a message on %s maps to no board topic: not sent", msg->topic);
@@ -422,12 +452,21 @@ static int mqtt_setup(struct bridge *b)
 		rc = mosquitto_username_pw_set(b->mq, c->username,
 					       c->password[0] ? c->password : NULL);
 	if (!rc && c->tls) {
-		if (!c->tls_ca_file[0] && !c->tls_ca_path[0])
-			mosquitto_int_option(b->mq, MOSQ_OPT_TLS_USE_OS_CERTS, 1);
-		rc = mosquitto_tls_set(b->mq, c->tls_ca_file[0] ? c->tls_ca_file : NULL,
-				       c->tls_ca_path[0] ? c->tls_ca_path : NULL,
-				       c->tls_cert_file[0] ? c->tls_cert_file : NULL,
-				       c->tls_key_file[0] ? c->tls_key_file : NULL, NULL);
+		bool ca = c->tls_ca_file[0] || c->tls_ca_path[0];
+
+		/* No CA named: OpenSSL's default paths (the system's store, or
+		 * SSL_CERT_FILE / SSL_CERT_DIR), which libmosquitto 2.0 loads for
+		 * this option alone: its mosquitto_tls_set() refuses a call with
+		 * neither CA file nor path, so it is made only for a client
+		 * certificate, with the system's folder. */
+		if (!ca)
+			rc = mosquitto_int_option(b->mq, MOSQ_OPT_TLS_USE_OS_CERTS, 1);
+		if (!rc && (ca || c->tls_cert_file[0]))
+			rc = mosquitto_tls_set(b->mq, c->tls_ca_file[0] ? c->tls_ca_file : NULL,
+					       c->tls_ca_path[0] ? c->tls_ca_path :
+					       ca ? NULL : "/etc/ssl/certs",
+					       c->tls_cert_file[0] ? c->tls_cert_file : NULL,
+					       c->tls_key_file[0] ? c->tls_key_file : NULL, NULL);
 		if (!rc && c->tls_insecure)
 			rc = mosquitto_tls_opts_set(b->mq, 0, NULL, NULL);
 		if (!rc)
@@ -801,6 +840,9 @@ static void bridge_exit(struct bridge *b)
 static void dry_run(const struct bridge *b)
 {
 	const struct phyllo_bridge_conf *c = &b->c;
+	const char *retained = !c->retained_commands ? "retained messages dropped" :
+		c->protocol == 5 ? "retained messages sent once per session" :
+		"retained messages sent again at each connection";
 	unsigned int i;
 
 	printf("link      %s (%s)\n", c->link, c->tty ? "the protocol in libphyllo" :
@@ -811,22 +853,22 @@ static void dry_run(const struct bridge *b)
 	printf("session   MQTT %s, client id %s, persistent session; an attempt given up after "
 	       "%u s\n", c->protocol == 5 ? "5" : "3.1.1", c->client_id, c->connect_timeout);
 	if (c->tls)
-		printf("tls       CA %s, client certificate %s, broker certificate %s\n",
-		       c->tls_ca_file[0] ? c->tls_ca_file : c->tls_ca_path[0] ? c->tls_ca_path :
-		       "the system's", c->tls_cert_file[0] ? c->tls_cert_file : "none",
-		       c->tls_insecure ? "NOT verified (tls_verify = no)" : "verified");
+		printf("tls       on (%s): CA %s, client certificate %s, broker certificate %s\n",
+		       c->tls_why, c->tls_ca_file[0] ? c->tls_ca_file : c->tls_ca_path[0] ?
+		       c->tls_ca_path : "the system's", c->tls_cert_file[0] ? c->tls_cert_file :
+		       "none", c->tls_insecure ? "NOT verified (tls_verify = no)" : "verified");
 	else
-		printf("tls       off\n");
+		printf("tls       off%s\n", c->tls_mode == 0 ? " (tls = no)" : "");
 	printf("login     %s%s\n", c->username[0] ? c->username : "none",
 	       c->password[0] ? ", password set" : "");
 	printf("out       board topic T -> %s/%s/T (QoS %d, %s)\n", c->prefix, c->name, c->qos,
 	       c->payload == PHYLLO_BRIDGE_RAW ? "raw MessagePack" : "JSON");
-	printf("in        %s/%s/cmd/T -> board topic T (QoS 1, %s, %s)\n", c->prefix, c->name,
-	       c->unreliable ? "unreliable" : "reliable",
-	       c->payload == PHYLLO_BRIDGE_RAW ? "raw MessagePack" : "JSON");
+	printf("in        %s/%s/cmd/T -> board topic T (QoS 1, %s, %s, %s)\n", c->prefix,
+	       c->name, c->unreliable ? "unreliable" : "reliable",
+	       c->payload == PHYLLO_BRIDGE_RAW ? "raw MessagePack" : "JSON", retained);
 	for (i = 0; i < c->n_imports; i++)
-		printf("import    %s -> board topic %s (QoS 1)\n", c->imports[i].filter,
-		       c->imports[i].topic);
+		printf("import    %s -> board topic %s (QoS 1, %s)\n", c->imports[i].filter,
+		       c->imports[i].topic, retained);
 	printf("status    %s: online, offline (retained; offline is the will)\n", b->t_status);
 	printf("stats     %s (retained, every %u s)\n", b->t_stats, c->stats_interval);
 	printf("events    %s (QoS 1)\n", b->t_event);
@@ -961,6 +1003,9 @@ static int bridge_setup(struct bridge *b, int argc, char **argv, bool *dry)
 		say("%s", err);
 		return -1;
 	}
+	if (b->c.tls && b->c.tls_mode == -1 && !*dry)
+		say("TLS on, %s (write tls = yes to say so, or tls = no for a clear "
+		    "connection)", b->c.tls_why);
 	phyllo_bridge_topic(&b->c, "status", b->t_status, sizeof(b->t_status));
 	phyllo_bridge_topic(&b->c, "bridge/stats", b->t_stats, sizeof(b->t_stats));
 	phyllo_bridge_topic(&b->c, "bridge/event", b->t_event, sizeof(b->t_event));
