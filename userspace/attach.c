@@ -214,6 +214,14 @@ static int attach_run(const struct attach_opts *o, int ready)
 		ttylock_release();
 		return 1;
 	}
+	/*
+	 * Exclusive: while attached, other opens of the tty fail with EBUSY
+	 * (but with CAP_SYS_ADMIN), so no program of a user in dialout can
+	 * write raw bytes into the link or change its line settings.
+	 */
+	if (ioctl(fd, TIOCEXCL))
+		fprintf(stderr, "phyllo attach: %s: TIOCEXCL: %s (other programs may "
+			"still open it)\n", o->tty, strerror(errno));
 	printf("/dev/phyllo%u\n", unit);
 	fflush(stdout);
 	if (o->foreground)
