@@ -19,11 +19,11 @@
  *     class's files): those that would take the unit lose it (or hold it,
  *     rule 3), then room is taken back from the file with the largest
  *     charge, which is over its share whenever the bound is reached; an
- *     entry a reader is copying out is never taken (the next one is). A file that loses a unit, for want
- *     of its own room or taken back, is in overrun: every loss is counted
- *     (rx_drops), its next read fails once with ENOBUFS, and it takes no
- *     unit until it has drained to half its bounds, so it cannot hold the
- *     link's memory again unit by unit.
+ *     entry a reader is copying out is never taken (the next one is). A
+ *     file that loses a unit, for want of its own room or taken back, is
+ *     in overrun: every loss is counted (rx_drops), its next read fails
+ *     once with ENOBUFS, and it takes no unit until it has drained to half
+ *     its bounds, so it cannot hold the link's memory again unit by unit.
  *  3. Holding (PHYLLO_RECV_HOLD, the default; standard preset): a file
  *     short of room for a reliable unit makes the link refuse it (never
  *     acknowledged; the peer resends it) instead of losing it. Only a
