@@ -7,7 +7,9 @@
 #             installed, bookworm-backports in its sources, and in its apt
 #             cache every package `apt install --no-install-recommends -t
 #             bookworm-backports linux-image-amd64 linux-headers-amd64`
-#             needs, so the guest needs no network. dkms is installed here
+#             needs, so the guest needs no network. Debian's mosquitto
+#             and mosquitto-clients are there for test-hotplug's bridge
+#             (its guest starts the broker). dkms is installed here
 #             rather than pulled in by phyllo-dkms in the guest: 100-odd
 #             packages unpacked under TCG took most of the run. dpkg runs
 #             with force-unsafe-io (a throw-away disk).
@@ -62,7 +64,7 @@ if [ ! -f "$dir/disk.img" ]; then
 	{
 		apt_in update &&
 			apt_in install --no-install-recommends udev kmod util-linux \
-				procps initramfs-tools dkms &&
+				procps initramfs-tools dkms mosquitto mosquitto-clients &&
 			apt_in install --no-install-recommends linux-image-amd64 \
 				linux-headers-amd64 &&
 			apt_in install -d --no-install-recommends -t bookworm-backports \
