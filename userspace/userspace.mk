@@ -17,7 +17,8 @@
 #   test-guest-attach  check: attach/detach/hang-up, the library and Python
 #                      on /dev/phylloN, in Debian's kernel under qemu
 #   test-hotplug       check: udev + systemd start the link when a USB
-#                      serial adapter is plugged in, again after unplugs
+#                      serial adapter is plugged in, again after unplugs;
+#                      the bridge's unit there on mosquitto
 #   install-lib, install-system: parts of the top-level `make install`
 
 # The release, as in debian/changelog and dkms.conf.
@@ -198,11 +199,13 @@ test-guest-attach: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO)
 	tests/userspace/test-guest.sh $(BUILD)
 
 # Hot-plug with systemd and udev: the cached Debian 12 disk of test-dkms
-# with `make install` in it, a USB serial adapter (qemu's usb-serial)
-# unplugged and plugged twice, the link back by itself each time
+# with `make install` and `make install-bridge` in it, a USB serial
+# adapter (qemu's usb-serial) unplugged and plugged twice, the link back
+# by itself each time; then phyllo-bridge@ on the guest's mosquitto, 20
+# commands through it, and both units' systemd-analyze security
 # (tests/userspace/test-hotplug.sh).
 CHECK_TARGETS += test-hotplug
 .PHONY: test-hotplug
-test-hotplug: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO)
-	@scripts/deps.sh core qemu dkms kernels
-	tests/userspace/test-hotplug.sh $(BUILD) $(MAKE) 2 200
+test-hotplug: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO) $(HOST)/phyllo-bridge
+	@scripts/deps.sh core qemu dkms kernels mqtt-lib
+	tests/userspace/test-hotplug.sh $(BUILD) $(MAKE) 2 200 20

@@ -16,7 +16,16 @@
 #     and the lock go, the unit is inactive, not failed) and a plug (2.
 #     again);
 #  4. systemctl stop detaches the link (the tty stays); systemctl start
-#     attaches it again (a board plugged in before the rule was there).
+#     attaches it again (a board plugged in before the rule was there);
+#  5. the bridge as its unit runs it (`make install-bridge`, also in the
+#     disk): Debian's mosquitto started, local.conf as
+#     /etc/phyllo/bridge.conf (root, 0600), phyllo-bridge@ttyUSB0 started:
+#     it runs as a dynamic user (not root), its status online under the
+#     board's by-id name, BRIDGED commands published with mosquitto_pub
+#     each echoed back through it, its counters at stop; then
+#     systemd-analyze security of both units (at most 2.0), and of the
+#     units of the revision the host staged as phyllo-*-base@ (the units
+#     before their hardening) if it did.
 # The host asks are "HOTPLUG-HOST plug|unplug N" lines on ttyS1, with the
 # results ("ok ..." or "FAIL ...") and last "HOTPLUG-DONE <failures>".
 exec >/dev/ttyS1 2>&1
@@ -24,9 +33,11 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export SYSTEMD_COLORS=0 SYSTEMD_URLIFY=0 SYSTEMD_PAGER=
 cycles=$(sed -n 's/.*phyllo\.cycles=\([0-9]*\).*/\1/p' /proc/cmdline)
 count=$(sed -n 's/.*phyllo\.count=\([0-9]*\).*/\1/p' /proc/cmdline)
+bridged=$(sed -n 's/.*phyllo\.bridged=\([0-9]*\).*/\1/p' /proc/cmdline)
 user=maker
 tty=ttyUSB0
 unit=phyllo-attach@$tty.service
+bunit=phyllo-bridge@$tty.service
 dev=/dev/phyllo0
 pass=0
 fail=0
@@ -52,6 +63,8 @@ until_true() {
 }
 as_user() { runuser -u "$user" -- "$@"; }
 is_state() { [ "$(systemctl is-active "$unit")" = "$1" ]; }
+is_state_of() { [ "$(systemctl is-active "$1")" = "$2" ]; }
+is_up() { is_state_of "$1" active; }
 link_up() { as_user phyllo list 2>/dev/null | grep -q "^$dev  *$tty  *up "; }
 gone() { ! kill -0 "$1" 2>/dev/null && [ ! -e $dev ] && [ ! -e /dev/$tty ]; }
 journal_count() {	# journal_count TEXT: lines of the unit's journal with TEXT
@@ -80,6 +93,10 @@ setup() {
 		grep -q '^ExecStart=/usr/local/bin/phyllo attach' /etc/systemd/system/phyllo-attach@.service &&
 		ok "make install put 70-phyllo.rules and phyllo-attach@.service (/usr/local/bin)" ||
 		bad "the installed rule or unit"
+	grep -q '^ExecStart=/usr/local/bin/phyllo-bridge ' /etc/systemd/system/phyllo-bridge@.service &&
+		phyllo-bridge --help 2>/tmp/err | grep -q '^usage: phyllo-bridge' &&
+		ok "make install-bridge put phyllo-bridge@.service (/usr/local/bin); the bridge runs" ||
+		bad "the installed bridge or its unit"
 	udevadm settle --timeout=120
 	until_true 120 test -e /sys/bus/usb/devices/usb1 &&
 		[ ! -e /dev/$tty ] && [ ! -e $dev ] &&
@@ -152,6 +169,82 @@ stopped() {
 		ok "systemctl start: $dev back on $tty, the link up" || bad "systemctl start"
 }
 
+# exposure UNIT: systemd-analyze security's overall figure for UNIT ("1.6 OK")
+exposure() {
+	systemd-analyze security --no-pager "$1" 2>>/tmp/err |
+		sed -n 's/.*Overall exposure level for [^ ]*: \([0-9.]* [A-Z]*\).*/\1/p'
+}
+# at_most A B: the decimal A is B or less
+at_most() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+sub_has() { [ "$(grep -c -x -F "$1" /tmp/sub)" -ge "$2" ]; }
+bjournal() { journalctl -q -b -u "$bunit" -o cat; }
+
+# bridge: phyllo-bridge@ as installed, on the link and the guest's mosquitto.
+bridge() {
+	systemctl start mosquitto 2>/tmp/err && until_true 30 is_up mosquitto &&
+		ok "Debian's mosquitto started (systemctl start mosquitto)" || bad "mosquitto"
+	install -D -m 600 /usr/local/share/doc/phyllo-bridge/examples/local.conf \
+		/etc/phyllo/bridge.conf 2>/tmp/err &&
+		[ "$(stat -c '%U %a' /etc/phyllo/bridge.conf)" = "root 600" ] &&
+		ok "/etc/phyllo/bridge.conf: local.conf, root, mode 0600" || bad "bridge.conf"
+	# the name it should take: the board's /dev/serial/by-id link, else the tty
+	name=$tty
+	for l in /dev/serial/by-id/*; do
+		[ "$(readlink -f "$l")" = /dev/$tty ] && name=${l##*/}
+	done
+	mosquitto_sub -h 127.0.0.1 -q 1 -v -t 'phyllo/#' >/tmp/sub 2>&1 &
+	sub=$!
+	systemctl start "$bunit" 2>/tmp/err && until_true 60 sub_has "phyllo/$name/status online" 1 &&
+		is_up "$bunit" && ok "systemctl start $bunit: active, phyllo/$name/status online" ||
+		{ bjournal >>/tmp/err; bad "$bunit did not come up ($(systemctl is-active "$bunit"))"; }
+	bpid=$(systemctl show -p MainPID --value "$bunit")
+	buser=$(ps -o user= -p "$bpid" | tr -d ' ')
+	buid=$(ps -o uid= -p "$bpid" | tr -d ' ')
+	dialout=$(getent group dialout | cut -d: -f3)
+	[ -n "$buid" ] && [ "$buid" -ge 61184 ] && [ "$buid" -le 65519 ] && [ "$buser" != root ] &&
+		grep -q "^Groups:.*\b$dialout\b" /proc/"$bpid"/status &&
+		[ "$(cat /proc/"$bpid"/comm)" = phyllo-bridge ] &&
+		ok "the bridge (pid $bpid) runs as user $buser, uid $buid (dynamic), in dialout" ||
+		bad "the bridge's user: pid '$bpid', user '$buser', uid '$buid'"
+	i=1
+	while [ $i -le "$bridged" ]; do
+		mosquitto_pub -h 127.0.0.1 -q 1 -t "phyllo/$name/cmd/servo" -m "$i" 2>>/tmp/err
+		i=$((i + 1))
+	done
+	until_true 60 sub_has "phyllo/$name/servo $bridged" 1
+	got=$(grep -c -x "phyllo/$name/servo [0-9]*" /tmp/sub)
+	[ "$got" -eq "$bridged" ] &&
+		ok "mosquitto_pub: $bridged commands to phyllo/$name/cmd/servo, $got echoes back on phyllo/$name/servo" ||
+		{ cat /tmp/sub >>/tmp/err; bad "$got of $bridged echoes through the bridge"; }
+	systemctl stop "$bunit" 2>/tmp/err
+	until_true 30 sub_has "phyllo/$name/status offline" 1 && is_state_of "$bunit" inactive &&
+		[ "$(systemctl show -p Result --value "$bunit")" = success ] &&
+		ok "systemctl stop $bunit: offline published, inactive (success)" ||
+		bad "stop $bunit: $(systemctl is-active "$bunit")"
+	kill "$sub"
+	bjournal >/tmp/bj
+	tx=$(sed -n 's/^board_tx  *//p' /tmp/bj | tail -1)
+	mtx=$(sed -n 's/^mqtt_tx  *//p' /tmp/bj | tail -1)
+	[ "$tx" = "$bridged" ] && [ "${mtx:-0}" -ge "$bridged" ] &&
+		ok "its counters at stop (journal): board_tx $tx, mqtt_tx $mtx" ||
+		{ cat /tmp/bj >/tmp/err; bad "the bridge's counters: board_tx '$tx', mqtt_tx '$mtx'"; }
+	security
+}
+
+# security: systemd-analyze security of both units here, at most 2.0; the
+# units before their hardening beside them when the host staged them.
+security() {
+	for u in phyllo-bridge phyllo-attach; do
+		e=$(exposure "$u@$tty.service")
+		was=''
+		[ -f /etc/systemd/system/$u-base@.service ] &&
+			was=" (before: $(exposure "$u-base@$tty.service"))"
+		[ -n "$e" ] && at_most "${e% *}" 2.0 &&
+			ok "systemd-analyze security $u@$tty.service: $e$was" ||
+			bad "systemd-analyze security $u@$tty.service: '$e'$was"
+	done
+}
+
 setup
 r=0
 if plugged $r; then
@@ -161,11 +254,12 @@ if plugged $r; then
 		plugged $r || break
 	done
 	stopped
+	bridge
 fi
 if [ $fail -ne 0 ]; then
-	echo "---- systemctl status $unit; journal; devices"
-	systemctl status --no-pager "$unit"
-	journalctl -q -b --no-pager -u "$unit" -u systemd-udevd
+	echo "---- systemctl status $unit $bunit; journal; devices"
+	systemctl status --no-pager "$unit" "$bunit"
+	journalctl -q -b --no-pager -u "$unit" -u "$bunit" -u mosquitto -u systemd-udevd
 	ls -l /dev/phyllo* /dev/ttyUSB* /dev/phyllo/by-tty 2>&1
 	udevadm info -q property /dev/$tty 2>&1 | grep -E 'ID_(VENDOR|MODEL)_ID|TAGS|SYSTEMD_WANTS'
 fi

@@ -6,20 +6,27 @@
 #  1. the cached disk of make test-dkms (tests/dkms/guest-root.sh) is
 #     copied; phyllo.ko is built against that disk's own kernel headers
 #     (read out of it with debugfs, kept in BUILD/hotplug/); `make install`
-#     (PREFIX=/usr/local), the module and guest-hotplug.sh go into the
-#     copy (debugfs, no mount);
+#     and `make install-bridge` (PREFIX=/usr/local), the module and
+#     guest-hotplug.sh go into the copy (debugfs, no mount), and, in a git
+#     checkout, the two units as they were at $PHYLLO_SECURITY_BASE
+#     (default 0077e21, before their hardening) as phyllo-attach-base@ and
+#     phyllo-bridge-base@, for systemd-analyze security's figures before;
 #  2. its kernel boots with a USB controller (qemu-xhci), a chardev socket
 #     that `phyllo peer --echo` answers, and a QMP socket;
 #  3. guest-hotplug.sh asks for each plug and unplug on its report port;
 #     this script does them: device_add usb-serial (QEMU's FTDI FT232,
 #     0403:6001, ftdi_sio: ttyUSB0) on that chardev, device_del.
+#  4. at the end the guest runs phyllo-bridge@ttyUSB0 on its own mosquitto
+#     (the disk has Debian's): BRIDGED commands through it to the peer and
+#     back, and systemd-analyze security of both units.
 # Exits 0 only if the guest reports every check passed; qemu is stopped
 # after $PHYLLO_HOTPLUG_TIMEOUT seconds (default 2400) whatever the guest
 # does. Works in a mktemp folder under BUILD/hotplug/, removed when the
 # test passes (else its logs are kept; the disk copy never is).
-# Usage: test-hotplug.sh BUILD MAKE [CYCLES [COUNT]]
+# Usage: test-hotplug.sh BUILD MAKE [CYCLES [COUNT [BRIDGED]]]
 set -eu
-build=$1 make=$2 cycles=${3:-2} count=${4:-200}
+build=$1 make=$2 cycles=${3:-2} count=${4:-200} bridged=${5:-20}
+base=${PHYLLO_SECURITY_BASE:-0077e21}
 timeout_s=${PHYLLO_HOTPLUG_TIMEOUT:-2400}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -75,16 +82,25 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# What goes into the disk: make install, the module, the guest script.
+# What goes into the disk: make install and install-bridge, the module,
+# the guest script, the units before their hardening.
 root=$work/root
-$make -C "$top" --no-print-directory -s install DESTDIR="$root" PREFIX=/usr/local >"$work/install.log" 2>&1 || {
+$make -C "$top" --no-print-directory -s install install-bridge DESTDIR="$root" PREFIX=/usr/local \
+	>"$work/install.log" 2>&1 || {
 	cat "$work/install.log" >&2
 	exit 1
 }
 install -D -m 644 "$kmod/phyllo.ko" "$root/usr/lib/modules/$kver/extra/phyllo.ko"
 install -D -m 755 "$here/guest-hotplug.sh" "$root/root/phyllo-hotplug-guest.sh"
-# The tool's shared libraries that the disk lacks (libjansson, say).
-for lib in $(ldd "$build/host/phyllo" | grep -o '/[^ ]*'); do
+for u in phyllo-attach phyllo-bridge; do
+	git -C "$top" show "$base:userspace/system/$u@.service.in" 2>/dev/null |
+		sed 's|@BINDIR@|/usr/local/bin|' >"$work/$u-base@.service" &&
+		[ -s "$work/$u-base@.service" ] &&
+		install -m 644 "$work/$u-base@.service" "$root/etc/systemd/system/" ||
+		echo "test-hotplug: no $u@ unit at $base (not a git checkout?): no figure before"
+done
+# The tools' shared libraries that the disk lacks (libjansson, say).
+for lib in $(for t in phyllo phyllo-bridge; do ldd "$build/host/$t"; done | grep -o '/[^ ]*' | sort -u); do
 	debugfs -R "stat $lib" "$disk" 2>/dev/null | grep -q '^Inode:' ||
 		install -D -m 644 "$(readlink -f "$lib")" "$root$lib"
 done
@@ -110,10 +126,10 @@ written=$(grep -c '^Allocated inode' "$work/debugfs.log" || true)
 	exit 1
 }
 
-echo "test-hotplug: Linux $kver (systemd, udev) in qemu (TCG): $cycles unplug/plug cycles, $count echoes each"
+echo "test-hotplug: Linux $kver (systemd, udev) in qemu (TCG): $cycles unplug/plug cycles, $count echoes each, then the bridge"
 timeout "$timeout_s" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -no-reboot -display none -nic none \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service systemd.run=/root/phyllo-hotplug-guest.sh systemd.run_success_action=poweroff systemd.run_failure_action=poweroff phyllo.cycles=$cycles phyllo.count=$count" \
+	-append "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service systemd.run=/root/phyllo-hotplug-guest.sh systemd.run_success_action=poweroff systemd.run_failure_action=poweroff phyllo.cycles=$cycles phyllo.count=$count phyllo.bridged=$bridged" \
 	-drive "file=$work/disk.img,if=virtio,format=raw,cache=unsafe" \
 	-serial "file:$work/console.log" -serial "file:$work/report.log" \
 	-device qemu-xhci,id=xhci \
