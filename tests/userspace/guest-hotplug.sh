@@ -201,11 +201,16 @@ bridge() {
 	buser=$(ps -o user= -p "$bpid" | tr -d ' ')
 	buid=$(ps -o uid= -p "$bpid" | tr -d ' ')
 	dialout=$(getent group dialout | cut -d: -f3)
+	# The disk has neither nss-systemd (ps shows the uid) nor userdbctl:
+	# the name is the one PID1 gave the unit's dynamic user; the uid is
+	# from its range (61184-65519) and in no passwd file.
+	bname=$(systemctl show -p User --value "$bunit")
 	[ -n "$buid" ] && [ "$buid" -ge 61184 ] && [ "$buid" -le 65519 ] && [ "$buser" != root ] &&
-		grep -q "^Groups:.*\b$dialout\b" /proc/"$bpid"/status &&
+		[ "$(systemctl show -p DynamicUser --value "$bunit")" = yes ] && [ -n "$bname" ] &&
+		! getent passwd "$buid" >/dev/null && grep -q "^Groups:.*\b$dialout\b" /proc/"$bpid"/status &&
 		[ "$(cat /proc/"$bpid"/comm)" = phyllo-bridge ] &&
-		ok "the bridge (pid $bpid) runs as user $buser, uid $buid (dynamic), in dialout" ||
-		bad "the bridge's user: pid '$bpid', user '$buser', uid '$buid'"
+		ok "the bridge (pid $bpid) runs as uid $buid (ps: '$buser', not root), dynamic user '$bname', in dialout" ||
+		bad "the bridge's user: pid '$bpid', user '$buser', uid '$buid', '$bname'"
 	i=1
 	while [ $i -le "$bridged" ]; do
 		mosquitto_pub -h 127.0.0.1 -q 1 -t "phyllo/$name/cmd/servo" -m "$i" 2>>/tmp/err
