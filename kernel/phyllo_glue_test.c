@@ -2761,6 +2761,22 @@ static void contract_stats64_carry_past_u32_and_a_new_config(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s64.rx_bytes, start + got);
 	KUNIT_EXPECT_GT(test, s64.rx_bytes, (u64)U32_MAX);
 	KUNIT_EXPECT_EQ(test, s64.rx_units, 5ULL);
+	/* the glue's counters follow, each in its place, past 2^32 too */
+	mutex_lock(&b->lock);
+	b->gstats.rx_tty_errors = 1;
+	b->gstats.rx_queue_drops = 2;
+	b->gstats.rx_unclaimed = 3;
+	b->gstats.tx_overruns = 4;
+	b->gstats.rx_evictions = 5;
+	b->gstats.rx_hold_ms = (u64)U32_MAX + 6;
+	phyllo_link_stats64_locked(b, &s64);
+	mutex_unlock(&b->lock);
+	KUNIT_EXPECT_EQ(test, s64.rx_tty_errors, 1ULL);
+	KUNIT_EXPECT_EQ(test, s64.rx_queue_drops, 2ULL);
+	KUNIT_EXPECT_EQ(test, s64.rx_unclaimed, 3ULL);
+	KUNIT_EXPECT_EQ(test, s64.tx_overruns, 4ULL);
+	KUNIT_EXPECT_EQ(test, s64.rx_evictions, 5ULL);
+	KUNIT_EXPECT_EQ(test, s64.rx_hold_ms, (u64)U32_MAX + 6);
 }
 
 /*

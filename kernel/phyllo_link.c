@@ -812,9 +812,12 @@ void phyllo_link_stats_locked(struct phyllo_link *link,
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_stats_locked);
 
-/* The same counters, 64 bits wide, in the same order. */
+/* The same counters, 64 bits wide, in the same order: the core's, the glue's. */
 static_assert(offsetof(struct phyllo_link_stats64, rx_tty_errors) ==
 	      PHYLLO_STATS_FIELDS * sizeof(u64));
+static_assert(offsetof(struct phyllo_link_stats64, reserved) -
+	      offsetof(struct phyllo_link_stats64, rx_tty_errors) ==
+	      sizeof(struct phyllo_glue_stats));
 
 void phyllo_link_stats64_locked(struct phyllo_link *link,
 				struct phyllo_link_stats64 *st)
@@ -822,12 +825,8 @@ void phyllo_link_stats64_locked(struct phyllo_link *link,
 	lockdep_assert_held(&link->lock);
 	phyllo_link_fold_locked(link);
 	memcpy(st, link->core64, sizeof(link->core64));
-	st->rx_tty_errors = link->gstats.rx_tty_errors;
-	st->rx_queue_drops = link->gstats.rx_queue_drops;
-	st->rx_unclaimed = link->gstats.rx_unclaimed;
-	st->tx_overruns = link->gstats.tx_overruns;
-	st->rx_evictions = link->gstats.rx_evictions;
-	st->rx_hold_ms = link->gstats.rx_hold_ms;
+	memcpy((u8 *)st + offsetof(struct phyllo_link_stats64, rx_tty_errors),
+	       &link->gstats, sizeof(link->gstats));
 	/* gauges, not counters */
 	st->rtt_ms = link->stack.stats.rtt_ms;
 	st->rto_ms = link->stack.stats.rto_ms;
