@@ -5,6 +5,10 @@
  * Contract (see phyllo(4)):
  *  1. Attaching the line discipline to a tty (CAP_NET_ADMIN) creates
  *     /dev/phylloN; PHYLLO_IOC_TTY_UNIT on the tty tells N.
+ *     PHYLLO_IOC_TTY_ATTACH names the link: a named link outlives its tty
+ *     (it goes down, not away, when the tty hangs up or is detached) and
+ *     the next tty attached under the same name brings it up again, with
+ *     its /dev/phylloN, its open files and their queues.
  *  2. One write(2) sends one unit, one read(2) returns one unit; a unit is
  *     [type byte >= 0x10][payload], at most PHYLLO_UNIT_MAX bytes.
  *  3. Every struct is made of __u32 words with explicit reserved space.
@@ -51,7 +55,11 @@ struct phyllo_link_config {
 	__u32 max_files;	/* open files of the link, 1..1024 */
 	__u32 rxq_stall_ms;	/* the link's hold budget per class, 1..600000 */
 	__u32 mask;		/* SET_CONFIG: the words it sets, PHYLLO_SET_* */
-	__u32 reserved[2];
+	/* a named link down with no open file goes away after this long,
+	 * 0..PHYLLO_LINGER_MS_MAX, or PHYLLO_LINGER_FOREVER
+	 */
+	__u32 linger_ms;
+	__u32 reserved[1];
 };
 
 /* Bits of phyllo_link_config.mask: one per word, in the struct's order. */
@@ -68,7 +76,9 @@ struct phyllo_link_config {
 #define PHYLLO_SET_RXQ_LINK_BYTES	0x0400U
 #define PHYLLO_SET_MAX_FILES		0x0800U
 #define PHYLLO_SET_RXQ_STALL_MS		0x1000U
-#define PHYLLO_SET_ALL			0x1fffU
+/* (0x2000 would name mask itself: no such setting) */
+#define PHYLLO_SET_LINGER_MS		0x4000U
+#define PHYLLO_SET_ALL			0x5fffU
 
 /* Bounds of the receive policy words of struct phyllo_link_config. */
 #define PHYLLO_RXQ_UNITS_MAX		65536
@@ -78,11 +88,17 @@ struct phyllo_link_config {
 #define PHYLLO_RXQ_LINK_BYTES_MAX	(64U << 20)
 #define PHYLLO_FILES_MAX		1024
 #define PHYLLO_STALL_MS_MAX		600000
+#define PHYLLO_LINGER_MS_MAX		86400000	/* a day */
+#define PHYLLO_LINGER_FOREVER		0xffffffffU
 
 /* phyllo_link_state.state */
 #define PHYLLO_LINK_CONNECTING		0	/* handshake under way */
 #define PHYLLO_LINK_UP			1	/* session open (or no ARQ) */
 #define PHYLLO_LINK_HUNGUP		2	/* tty hung up or detached */
+/* a named link whose tty went away: its files stay open, reads of what
+ * was queued go on, then one read fails with ENOLINK; writes wait
+ */
+#define PHYLLO_LINK_DOWN		3
 
 #define PHYLLO_UNIT_NONE		0xffffffffU
 
@@ -103,7 +119,9 @@ struct phyllo_link_state {
 	 * handshake, and below the standard preset
 	 */
 	__u32 window;
-	__u32 reserved[7];
+	__u32 downs;		/* times a named link went down */
+	__u32 down_ms;		/* PHYLLO_LINK_DOWN: for how long, ms */
+	__u32 reserved[5];
 };
 
 /*
@@ -253,5 +271,38 @@ struct phyllo_file_stats {
 #define PHYLLO_IOC_GET_STATS64	_IOR(PHYLLO_IOC_MAGIC, 10, struct phyllo_link_stats64)
 /* On the tty (not /dev/phylloN): N of the /dev/phylloN it carries. */
 #define PHYLLO_IOC_TTY_UNIT	_IOR(PHYLLO_IOC_MAGIC, 8, __u32)
+
+/*
+ * Named links (phyllo(4), "Named links"). A name is 1 to
+ * PHYLLO_NAME_MAX - 1 bytes of [A-Za-z0-9._:@+-], starting with a letter
+ * or a digit and not with "by-"; the rest of name[] is NULs. udev makes
+ * /dev/phyllo/NAME for it (sysfs: /sys/class/phyllo/phylloN/name).
+ */
+#define PHYLLO_NAME_MAX			32
+
+struct phyllo_attach {
+	char name[PHYLLO_NAME_MAX];
+	__u32 flags;		/* 0 */
+	__u32 reserved[7];
+};
+
+/*
+ * On the tty, CAP_NET_ADMIN: the tty's link takes the name; or, if the
+ * link of that name is down, the tty moves to it (it comes up with a new
+ * session; the tty's own new link, and its /dev/phylloN, go away). EBUSY:
+ * that name's link is up on another tty, or this tty's link has another
+ * name. Then PHYLLO_IOC_TTY_UNIT tells N.
+ *
+ * What a file of a named link sees: when the link goes down, the units
+ * queued before are read first, then one read fails with ENOLINK; reads
+ * then wait (EAGAIN with O_NONBLOCK) until the link is up, and the first
+ * read after it comes up fails once with ECONNRESET (a new session).
+ * Writes wait (EAGAIN) while it is down and go out in the next session.
+ * Going down ends the session as a reset does: units not yet acknowledged
+ * are lost (tx_reset_lost) and the next write or fsync fails once with
+ * ECONNRESET, unless a read reported the down first. poll: POLLPRI while
+ * a read has a reset, a down or an up to report; no POLLOUT while down.
+ */
+#define PHYLLO_IOC_TTY_ATTACH	_IOW(PHYLLO_IOC_MAGIC, 11, struct phyllo_attach)
 
 #endif /* _UAPI_LINUX_PHYLLO_H */
