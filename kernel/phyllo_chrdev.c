@@ -9,14 +9,21 @@
  *  2. This file is the only one touching userspace memory. Structs going
  *     out are zeroed first; structs coming in with a nonzero reserved word
  *     are rejected with EINVAL.
- *  3. sysfs: /sys/class/phyllo/phylloN/tty, statistics/<counter> and
+ *  3. sysfs: /sys/class/phyllo/phylloN/tty, name, state, down_ms,
+ *     statistics/<counter> and
  *     config/<setting> (mode 0644: root writes; the mode is the check,
  *     made when the attribute is opened, not the writer's capabilities
  *     at write time); the device's parent is the tty's device when the
- *     tty has one.
+ *     tty has one (none for a named link: it outlives the tty).
+ *  4. Names (PHYLLO_IOC_TTY_ATTACH): the registry is the IDR, a link's
+ *     name set once under phyllo_units_lock. A tty is moved to a down link
+ *     of the name by claiming it there, so two attaches never both take
+ *     it, and the link's linger never ends it meanwhile.
  */
+#include <linux/bitops.h>
 #include <linux/capability.h>
 #include <linux/cdev.h>
+#include <linux/ctype.h>
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/idr.h>
@@ -36,6 +43,7 @@ static_assert(sizeof(struct phyllo_link_stats) == 160);
 static_assert(sizeof(struct phyllo_link_stats64) == 320);
 static_assert(sizeof(struct phyllo_subscription) == 48);
 static_assert(sizeof(struct phyllo_file_stats) == 64);
+static_assert(sizeof(struct phyllo_attach) == 64);
 
 static dev_t phyllo_devt;
 static struct cdev phyllo_cdev;
@@ -231,10 +239,66 @@ static ssize_t tty_show(struct device *dev, struct device_attribute *attr,
 			char *buf)
 {
 	struct phyllo_link *link = dev_get_drvdata(dev);
+	ssize_t ret;
 
-	return sysfs_emit(buf, "%s\n", link->tty_name);
+	mutex_lock(&link->lock);
+	ret = sysfs_emit(buf, "%s\n", link->tty_name);
+	mutex_unlock(&link->lock);
+	return ret;
 }
 static DEVICE_ATTR_RO(tty);
+
+static ssize_t name_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	struct phyllo_link *link = dev_get_drvdata(dev);
+	ssize_t ret;
+
+	mutex_lock(&phyllo_units_lock);
+	ret = sysfs_emit(buf, "%s\n", link->name);
+	mutex_unlock(&phyllo_units_lock);
+	return ret;
+}
+static DEVICE_ATTR_RO(name);
+
+static const char *const phyllo_state_names[] = {
+	[PHYLLO_LINK_CONNECTING] = "connecting",
+	[PHYLLO_LINK_UP] = "up",
+	[PHYLLO_LINK_HUNGUP] = "hungup",
+	[PHYLLO_LINK_DOWN] = "down",
+};
+
+static void phyllo_state_get(struct device *dev, struct phyllo_link_state *st)
+{
+	struct phyllo_link *link = dev_get_drvdata(dev);
+
+	memset(st, 0, sizeof(*st));
+	mutex_lock(&link->lock);
+	phyllo_link_state_locked(link, st);
+	mutex_unlock(&link->lock);
+}
+
+/* state: as PHYLLO_IOC_GET_STATE says it */
+static ssize_t state_show(struct device *dev, struct device_attribute *attr,
+			  char *buf)
+{
+	struct phyllo_link_state st;
+
+	phyllo_state_get(dev, &st);
+	return sysfs_emit(buf, "%s\n", phyllo_state_names[st.state]);
+}
+static DEVICE_ATTR_RO(state);
+
+/* down_ms: for how long the link has been down, 0 when it is not */
+static ssize_t down_ms_show(struct device *dev, struct device_attribute *attr,
+			    char *buf)
+{
+	struct phyllo_link_state st;
+
+	phyllo_state_get(dev, &st);
+	return sysfs_emit(buf, "%u\n", st.down_ms);
+}
+static DEVICE_ATTR_RO(down_ms);
 
 static ssize_t phyllo_stat_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
@@ -328,11 +392,10 @@ static struct dev_ext_attribute phyllo_cfg_attrs[] = {
 	PHYLLO_CFG_ATTR(max_retries), PHYLLO_CFG_ATTR(flags),
 	PHYLLO_CFG_ATTR(rxq_units), PHYLLO_CFG_ATTR(rxq_bytes),
 	PHYLLO_CFG_ATTR(rxq_link_bytes), PHYLLO_CFG_ATTR(max_files),
-	PHYLLO_CFG_ATTR(rxq_stall_ms),
+	PHYLLO_CFG_ATTR(rxq_stall_ms), PHYLLO_CFG_ATTR(linger_ms),
 };
 
-static_assert(ARRAY_SIZE(phyllo_cfg_attrs) ==
-	      offsetof(struct phyllo_link_config, mask) / sizeof(__u32));
+static_assert(ARRAY_SIZE(phyllo_cfg_attrs) == hweight32(PHYLLO_SET_ALL));
 
 static struct attribute *phyllo_cfg_list[ARRAY_SIZE(phyllo_cfg_attrs) + 1];
 
@@ -343,6 +406,9 @@ static const struct attribute_group phyllo_cfg_group = {
 
 static struct attribute *phyllo_dev_attrs[] = {
 	&dev_attr_tty.attr,
+	&dev_attr_name.attr,
+	&dev_attr_state.attr,
+	&dev_attr_down_ms.attr,
 	NULL,
 };
 
@@ -386,6 +452,13 @@ int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent)
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_chrdev_add);
 
+/* The link's name, tty or state changed: udev updates its links. */
+void phyllo_chrdev_changed(struct phyllo_link *link)
+{
+	if (link->dev)
+		kobject_uevent(&link->dev->kobj, KOBJ_CHANGE);
+}
+
 /* Unpublish: no new opens; open files keep their reference. */
 void phyllo_chrdev_remove(struct phyllo_link *link)
 {
@@ -403,6 +476,149 @@ void phyllo_chrdev_remove(struct phyllo_link *link)
 	mutex_unlock(&link->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_chrdev_remove);
+
+/*
+ * A name as udev makes /dev/phyllo/NAME of it: 1 to PHYLLO_NAME_MAX - 1
+ * bytes of [A-Za-z0-9._:@+-], NUL-terminated within size and NULs after,
+ * starting with a letter or a digit, not "by-" (/dev/phyllo/by-tty/).
+ */
+bool phyllo_name_valid(const char *name, size_t size)
+{
+	size_t i, len = strnlen(name, size);
+
+	if (!len || len == size || !isalnum(name[0]) ||
+	    !strncmp(name, "by-", 3))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && !strchr("._:@+-", name[i]))
+			return false;
+	for (; i < size; i++)
+		if (name[i])
+			return false;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_name_valid);
+
+static struct phyllo_link *phyllo_name_find_locked(const char *name)
+{
+	struct phyllo_link *link;
+	int id;
+
+	lockdep_assert_held(&phyllo_units_lock);
+	idr_for_each_entry(&phyllo_units, link, id)
+		if (!strcmp(link->name, name))
+			return link;
+	return NULL;
+}
+
+/*
+ * The tty carrying cur is attached under name: cur takes it, or gives
+ * way to the down link of that name, claimed here for the caller, who
+ * moves the tty to it (phyllo_link_up()). *next is the link the tty
+ * carries then. EBUSY: the name's link is up on another tty (or being
+ * moved to one), or cur has another name.
+ */
+int phyllo_name_attach(struct phyllo_link *cur, const char *name,
+		       struct phyllo_link **next)
+{
+	char buf[PHYLLO_NAME_MAX] = {};
+	struct phyllo_link *found;
+	int ret = 0;
+
+	if (strscpy(buf, name, sizeof(buf)) < 0 ||
+	    !phyllo_name_valid(buf, sizeof(buf)))
+		return -EINVAL;
+	name = buf;
+	mutex_lock(&phyllo_units_lock);
+	found = phyllo_name_find_locked(name);
+	*next = found ? found : cur;
+	if (found == cur)
+		goto out;
+	if (cur->name[0]) {
+		ret = -EBUSY;
+	} else if (!found) {
+		strscpy(cur->name, name, sizeof(cur->name));
+	} else {
+		mutex_lock(&found->lock);
+		if (!found->down || found->claimed)
+			ret = -EBUSY;
+		else
+			found->claimed = true;
+		mutex_unlock(&found->lock);
+	}
+out:
+	mutex_unlock(&phyllo_units_lock);
+	/* a named link is nobody's child: its tty may go first */
+	if (!ret && !found && cur->dev &&
+	    device_move(cur->dev, NULL, DPM_ORDER_NONE))
+		dev_warn(cur->dev, "stays a child of its first tty\n");
+	if (!ret && !found)
+		phyllo_chrdev_changed(cur);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_name_attach);
+
+/* Unpublish, end and drop a down link the registry held. */
+static void phyllo_name_end(struct phyllo_link *link)
+{
+	phyllo_chrdev_remove(link);
+	phyllo_link_kill(link);
+	phyllo_link_put(link);
+}
+
+/*
+ * A down link's linger ran out: it goes if it is still down, unclaimed,
+ * with no file open (one opened meanwhile sees it end), its name free
+ * at once.
+ */
+void phyllo_name_expire(struct phyllo_link *link)
+{
+	bool gone;
+
+	mutex_lock(&phyllo_units_lock);
+	mutex_lock(&link->lock);
+	gone = link->down && !link->claimed && !link->nfiles && !link->dead;
+	if (gone) {
+		/* an attach under its name now makes a new link */
+		link->claimed = true;
+		link->name[0] = '\0';
+	}
+	mutex_unlock(&link->lock);
+	mutex_unlock(&phyllo_units_lock);
+	if (gone)
+		phyllo_name_end(link);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_name_expire);
+
+/*
+ * Module exit (no tty carries a phyllo link, no file is open): the down
+ * links left go, their lingers stopped.
+ */
+void phyllo_names_exit(void)
+{
+	struct phyllo_link *link;
+	int id;
+
+	for (;;) {
+		mutex_lock(&phyllo_units_lock);
+		idr_for_each_entry(&phyllo_units, link, id) {
+			mutex_lock(&link->lock);
+			if (link->down && !link->claimed) {
+				link->claimed = true;
+				mutex_unlock(&link->lock);
+				break;
+			}
+			mutex_unlock(&link->lock);
+		}
+		mutex_unlock(&phyllo_units_lock);
+		if (!link)
+			return;
+		/* a linger running now finds it claimed */
+		if (cancel_delayed_work_sync(&link->linger))
+			phyllo_link_put(link);
+		phyllo_name_end(link);
+	}
+}
 
 int phyllo_chrdev_init(void)
 {

@@ -48,10 +48,14 @@
  *     are read first, then one read fails with ECONNRESET, then the new
  *     session's units follow. The next write or fsync also fails once
  *     with ECONNRESET unless a read or write of this file reported that
- *     reset already. A dead link gives EOF to readers (after what is
- *     queued), EIO to writers. fsync waits for this file's own frames to
- *     leave and its reliable units to be acknowledged (or lost to a
- *     reset), not for other files'.
+ *     reset already. A named link that goes down (phyllo_link_down())
+ *     is read as ENOLINK in its place, and coming up as ECONNRESET (a
+ *     new session); a down ends the session as a reset does, so writers
+ *     are told as of a reset, and wait while the link is down. A dead
+ *     link gives EOF to readers (after what is queued), EIO to writers.
+ *     fsync waits for this file's own frames to leave and its reliable
+ *     units to be acknowledged (or lost to a reset), not for other
+ *     files'.
  *  7. Functions here take kernel buffers; phyllo_chrdev.c copies to and
  *     from userspace, so the KUnit suites drive these directly.
  */
@@ -182,6 +186,8 @@ void phyllo_file_release(struct phyllo_file *pf)
 	mutex_unlock(&link->lock);
 	mutex_destroy(&pf->read_lock);
 	kfree(pf);
+	/* the last file of a down link: its linger starts */
+	phyllo_link_linger(link);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_file_release);
 
@@ -462,8 +468,26 @@ static struct phyllo_rxent *phyllo_file_evictable(struct phyllo_file *pf)
 }
 
 /*
- * Take a file's oldest unit back (not one being read); a reset before it
- * stays in its place.
+ * The marks of a gap before an entry that goes join the next gap (marks
+ * a, then b): a down ends a reset before it, and two gaps with marks
+ * become one.
+ */
+static void phyllo_file_merge_marks(struct phyllo_file *pf,
+				    const struct phyllo_rxent *a,
+				    bool *down, bool *reset)
+{
+	if (!a->down_before && !a->reset_before)
+		return;
+	if (*down || *reset)
+		pf->rd_resets--;
+	if (!*down)
+		WRITE_ONCE(*reset, *reset || a->reset_before);
+	WRITE_ONCE(*down, *down || a->down_before);
+}
+
+/*
+ * Take a file's oldest unit back (not one being read); a reset or a down
+ * before it stays in its place.
  */
 static void phyllo_file_evict_locked(struct phyllo_file *pf)
 {
@@ -473,16 +497,14 @@ static void phyllo_file_evict_locked(struct phyllo_file *pf)
 	u16 len = old->buf->len - 1;
 #endif
 
-	if (old->reset_before) {
-		next = list_is_last(&old->node, &pf->rxq) ? NULL :
-		       list_next_entry(old, node);
-		if (next ? next->reset_before : pf->reset_tail)
-			pf->rd_resets--;	/* two resets in a row read as one */
-		else if (next)
-			next->reset_before = true;
-		else
-			WRITE_ONCE(pf->reset_tail, true);
-	}
+	next = list_is_last(&old->node, &pf->rxq) ? NULL :
+	       list_next_entry(old, node);
+	if (next)
+		phyllo_file_merge_marks(pf, old, &next->down_before,
+					&next->reset_before);
+	else
+		phyllo_file_merge_marks(pf, old, &pf->down_tail,
+					&pf->reset_tail);
 	phyllo_rxent_pop_locked(pf, old);
 	pf->link->gstats.rx_evictions++;
 	phyllo_file_lose_locked(pf, true);
@@ -677,7 +699,9 @@ static void phyllo_file_enqueue_locked(struct phyllo_file *pf,
 	pf->pending = NULL;
 	buf->refs++;
 	ent->buf = buf;
+	ent->down_before = pf->down_tail;
 	ent->reset_before = pf->reset_tail;
+	WRITE_ONCE(pf->down_tail, false);
 	WRITE_ONCE(pf->reset_tail, false);
 	list_add_tail(&ent->node, &pf->rxq);
 	WRITE_ONCE(pf->rxq_units, pf->rxq_units + 1);
@@ -782,11 +806,27 @@ void phyllo_files_reset_locked(struct phyllo_link *link)
 
 	lockdep_assert_held(&link->lock);
 	list_for_each_entry(pf, &link->files, node) {
-		if (!pf->reset_tail)
+		if (!pf->reset_tail && !pf->down_tail)
 			pf->rd_resets++;
 		WRITE_ONCE(pf->reset_tail, true);
 		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM |
 					   EPOLLPRI | EPOLLERR);
+	}
+}
+
+/* A down in the gap after the last unit ends a reset before it there. */
+void phyllo_files_down_locked(struct phyllo_link *link)
+{
+	struct phyllo_file *pf;
+
+	lockdep_assert_held(&link->lock);
+	list_for_each_entry(pf, &link->files, node) {
+		if (!pf->reset_tail && !pf->down_tail)
+			pf->rd_resets++;
+		WRITE_ONCE(pf->reset_tail, false);
+		WRITE_ONCE(pf->down_tail, true);
+		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM |
+					   EPOLLPRI);
 	}
 }
 
@@ -813,13 +853,24 @@ static bool phyllo_file_reset_pending(struct phyllo_file *pf)
 	return READ_ONCE(pf->reset_gen) != READ_ONCE(pf->link->reset_gen);
 }
 
-/* A reader reached a reset: the last one it had queued tells writers too. */
-static int phyllo_file_read_reset_locked(struct phyllo_file *pf)
+/*
+ * A reader reached a gap's marks (*down, *reset): a down is read first,
+ * as ENOLINK, then a reset as ECONNRESET. The last gap it had queued
+ * tells writers too.
+ */
+static int phyllo_file_read_marks_locked(struct phyllo_file *pf, bool *down,
+					 bool *reset)
 {
+	int ret = *down ? -ENOLINK : -ECONNRESET;
+
 	lockdep_assert_held(&pf->link->lock);
-	if (!--pf->rd_resets)
+	if (*down)
+		WRITE_ONCE(*down, false);
+	else
+		WRITE_ONCE(*reset, false);
+	if (!*down && !*reset && !--pf->rd_resets)
 		WRITE_ONCE(pf->reset_gen, pf->link->reset_gen);
-	return -ECONNRESET;
+	return ret;
 }
 
 /*
@@ -839,14 +890,12 @@ static int phyllo_file_head_locked(struct phyllo_file *pf, size_t cap,
 		return -ENOBUFS;
 	}
 	ent = list_first_entry_or_null(&pf->rxq, struct phyllo_rxent, node);
-	if (ent && ent->reset_before) {
-		ent->reset_before = false;
-		return phyllo_file_read_reset_locked(pf);
-	}
-	if (!ent && pf->reset_tail) {
-		WRITE_ONCE(pf->reset_tail, false);
-		return phyllo_file_read_reset_locked(pf);
-	}
+	if (ent && (ent->down_before || ent->reset_before))
+		return phyllo_file_read_marks_locked(pf, &ent->down_before,
+						     &ent->reset_before);
+	if (!ent && (pf->down_tail || pf->reset_tail))
+		return phyllo_file_read_marks_locked(pf, &pf->down_tail,
+						     &pf->reset_tail);
 	if (!ent)
 		return pf->link->dead ? 0 : -EAGAIN;
 	if (ent->buf->len > cap)
@@ -873,7 +922,8 @@ static void phyllo_file_consume_locked(struct phyllo_file *pf,
 static bool phyllo_file_readable(struct phyllo_file *pf)
 {
 	return READ_ONCE(pf->rxq_units) || READ_ONCE(pf->reset_tail) ||
-	       READ_ONCE(pf->lost) || READ_ONCE(pf->link->dead);
+	       READ_ONCE(pf->down_tail) || READ_ONCE(pf->lost) ||
+	       READ_ONCE(pf->link->dead);
 }
 
 /* One turn of a reader holding read_lock; -EAGAIN: nothing yet. */
@@ -1049,7 +1099,7 @@ __poll_t phyllo_file_poll_mask(struct phyllo_file *pf)
 	__poll_t mask = 0;
 
 	mutex_lock(&link->lock);
-	if (pf->rxq_units || pf->reset_tail || pf->lost)
+	if (pf->rxq_units || pf->reset_tail || pf->down_tail || pf->lost)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (link->dead)
 		mask |= EPOLLHUP | EPOLLIN | EPOLLRDNORM;
@@ -1057,6 +1107,9 @@ __poll_t phyllo_file_poll_mask(struct phyllo_file *pf)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (pf->reset_gen != link->reset_gen)
 		mask |= EPOLLPRI | EPOLLERR;
+	/* a reset, a down or an up waits for a read */
+	if (pf->rd_resets)
+		mask |= EPOLLPRI;
 	mutex_unlock(&link->lock);
 	return mask;
 }

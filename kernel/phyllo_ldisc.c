@@ -10,7 +10,16 @@
  *     them: a pty's writer is woken as n_tty wakes it, nothing else
  *     would); write_wakeup only schedules the link work, it never sends.
  *  3. hangup kills the link (every sleeper wakes); close unpublishes the
- *     device, kills the link, forgets the tty and drops the reference.
+ *     device, kills the link, forgets the tty and drops the reference. A
+ *     named link goes down at either instead (phyllo_link_down()), kept
+ *     for the next tty attached under its name.
+ *  6. The tty reaches its link through a channel (tty->disc_data), as a
+ *     ppp channel reaches its unit: PHYLLO_IOC_TTY_ATTACH may move the tty
+ *     to another link. The channel's lock orders receive_buf, the ioctls,
+ *     hangup and close; write_wakeup (which may not sleep) and set_termios
+ *     (termios_rwsem held, which an attach takes under the channel's lock)
+ *     read the link under RCU, and a link the channel lets go is ended
+ *     only after a grace period.
  *  4. Module parameters are read-only and checked at load: the settings
  *     a new link starts with. Each link's own settings are its config
  *     (ioctl, sysfs). The line discipline is N_PHYLLO; out of tree,
@@ -84,6 +93,15 @@ static uint rxq_stall_ms = 2000;
 module_param(rxq_stall_ms, uint, 0444);
 MODULE_PARM_DESC(rxq_stall_ms, "a new link's time a full file holds units back, ms");
 
+/*
+ * A minute: a board's reset or re-enumeration, a cable moved to another
+ * port, a client restarted by its service manager, all fit in it, and a
+ * board gone for good does not leave its name taken for long.
+ */
+static uint linger_ms = 60000;
+module_param(linger_ms, uint, 0444);
+MODULE_PARM_DESC(linger_ms, "a new link's time a named link down with no open file is kept, ms");
+
 void phyllo_config_default(struct phyllo_link_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -99,60 +117,140 @@ void phyllo_config_default(struct phyllo_link_config *cfg)
 	cfg->rxq_link_bytes = rxq_link_bytes;
 	cfg->max_files = max_files;
 	cfg->rxq_stall_ms = rxq_stall_ms;
+	cfg->linger_ms = linger_ms;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_config_default);
+
+/* What the tty holds (tty->disc_data): the link it carries. */
+struct phyllo_chan {
+	struct mutex lock;		/* all but write_wakeup, see above */
+	struct phyllo_link __rcu *link;	/* NULL once it let the link go */
+};
+
+static struct phyllo_link *phyllo_chan_link(struct phyllo_chan *chan)
+{
+	return rcu_dereference_protected(chan->link,
+					 lockdep_is_held(&chan->lock));
+}
 
 static int phyllo_ldisc_open(struct tty_struct *tty)
 {
 	struct phyllo_link_config cfg;
 	struct phyllo_link *link;
+	struct phyllo_chan *chan;
 	int ret;
 
 	if (!capable(CAP_NET_ADMIN))
 		return -EPERM;
 	if (!tty->ops->write)
 		return -EOPNOTSUPP;
+	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
+	if (!chan)
+		return -ENOMEM;
+	mutex_init(&chan->lock);
 	phyllo_config_default(&cfg);
 	link = phyllo_link_create(&cfg);
-	if (IS_ERR(link))
-		return PTR_ERR(link);
+	if (IS_ERR(link)) {
+		ret = PTR_ERR(link);
+		goto err_chan;
+	}
 	strscpy(link->tty_name, tty_name(tty), sizeof(link->tty_name));
 	/* Publish first: a failure leaves nothing pointing at the tty. */
 	ret = phyllo_chrdev_add(link, tty->dev);
 	if (ret) {
 		phyllo_link_kill(link);
 		phyllo_link_put(link);
-		return ret;
+		goto err_chan;
 	}
-	tty->disc_data = link;
+	RCU_INIT_POINTER(chan->link, link);
+	tty->disc_data = chan;
 	tty->receive_room = 65536;
 	phyllo_link_start(link, tty);
 	return 0;
+
+err_chan:
+	mutex_destroy(&chan->lock);
+	kfree(chan);
+	return ret;
 }
 
-static void phyllo_ldisc_close(struct tty_struct *tty)
+/*
+ * The channel lets its link go (chan->lock held): after a grace period
+ * no write_wakeup reaches it. NULL if it had none.
+ */
+static struct phyllo_link *phyllo_chan_release(struct phyllo_chan *chan)
 {
-	struct phyllo_link *link = tty->disc_data;
+	struct phyllo_link *link = phyllo_chan_link(chan);
 
 	if (!link)
-		return;
+		return NULL;
+	RCU_INIT_POINTER(chan->link, NULL);
+	synchronize_rcu();
+	return link;
+}
+
+/*
+ * An unnamed link ends with its tty: unpublished, killed, the tty
+ * forgotten, the reference dropped.
+ */
+static void phyllo_link_end(struct phyllo_link *link)
+{
 	phyllo_chrdev_remove(link);
 	phyllo_link_kill(link);
 	mutex_lock(&link->lock);
 	link->tty = NULL;
 	mutex_unlock(&link->lock);
-	/* The next line discipline must not inherit our wakeup request. */
-	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
-	tty->disc_data = NULL;
 	phyllo_link_put(link);
 }
 
+/*
+ * The channel's link is let go for good (hangup of a named link, close):
+ * a named one goes down, its reference the registry's now; an unnamed
+ * one ends.
+ */
+static void phyllo_chan_drop(struct phyllo_chan *chan)
+{
+	struct phyllo_link *link = phyllo_chan_release(chan);
+
+	if (!link)
+		return;
+	if (link->name[0])
+		phyllo_link_down(link);
+	else
+		phyllo_link_end(link);
+}
+
+static void phyllo_ldisc_close(struct tty_struct *tty)
+{
+	struct phyllo_chan *chan = tty->disc_data;
+
+	if (!chan)
+		return;
+	mutex_lock(&chan->lock);
+	phyllo_chan_drop(chan);
+	mutex_unlock(&chan->lock);
+	/* The next line discipline must not inherit our wakeup request. */
+	clear_bit(TTY_DO_WRITE_WAKEUP, &tty->flags);
+	tty->disc_data = NULL;
+	mutex_destroy(&chan->lock);
+	kfree(chan);
+}
+
+/* An unnamed link dies (every sleeper wakes); a named one goes down. */
 static void phyllo_ldisc_hangup(struct tty_struct *tty)
 {
-	struct phyllo_link *link = tty->disc_data;
+	struct phyllo_chan *chan = tty->disc_data;
+	struct phyllo_link *link;
 
-	if (link)
+	if (!chan)
+		return;
+	mutex_lock(&chan->lock);
+	link = phyllo_chan_link(chan);
+	if (link && link->name[0])
+		phyllo_chan_drop(chan);
+	else if (link)
 		phyllo_link_kill(link);
+	mutex_unlock(&chan->lock);
 }
 
 #ifdef PHYLLO_OLD_TTY_HOOKS
@@ -163,10 +261,14 @@ static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
 				     const u8 *fp, size_t count)
 #endif
 {
-	struct phyllo_link *link = tty->disc_data;
+	struct phyllo_chan *chan = tty->disc_data;
+	struct phyllo_link *link;
 
+	mutex_lock(&chan->lock);
+	link = phyllo_chan_link(chan);
 	if (link && count > 0)
 		phyllo_link_receive(link, cp, (const char *)fp, count);
+	mutex_unlock(&chan->lock);
 	/*
 	 * A pty's writer waits for room in this side's buffer, and only the
 	 * reader's line discipline knows when there is some: n_tty calls
@@ -179,39 +281,104 @@ static void phyllo_ldisc_receive_buf(struct tty_struct *tty, const u8 *cp,
 		tty_wakeup(tty->link);
 }
 
-/* Called with termios_rwsem held: the line time follows the speed. */
+/*
+ * Called with termios_rwsem held, which an attach takes under the
+ * channel's lock (phyllo_link_start()): so the link is found under RCU,
+ * where the channel's reference still holds, and kept by one of its own.
+ */
 static void phyllo_ldisc_set_termios(struct tty_struct *tty,
 				     const struct ktermios *old)
 {
-	struct phyllo_link *link = tty->disc_data;
+	struct phyllo_chan *chan = tty->disc_data;
+	struct phyllo_link *link;
 
+	rcu_read_lock();
+	link = rcu_dereference(chan->link);
 	if (link)
-		phyllo_link_termios(link);
+		phyllo_link_get(link);
+	rcu_read_unlock();
+	if (!link)
+		return;
+	phyllo_link_termios(link);
+	phyllo_link_put(link);
 }
 
+/* May be called in atomic context: only the link work, under RCU. */
 static void phyllo_ldisc_write_wakeup(struct tty_struct *tty)
 {
-	struct phyllo_link *link = tty->disc_data;
+	struct phyllo_chan *chan = tty->disc_data;
+	struct phyllo_link *link;
 
+	rcu_read_lock();
+	link = rcu_dereference(chan->link);
 	if (link)
 		phyllo_link_schedule(link);
+	rcu_read_unlock();
+}
+
+/*
+ * PHYLLO_IOC_TTY_ATTACH: the tty's link takes the name, or the tty moves
+ * to the down link of that name, which comes up on it; the tty's own
+ * link then ends (its /dev/phylloN goes; a file opened on it meanwhile
+ * sees it end as at a detach).
+ */
+static int phyllo_ldisc_attach(struct tty_struct *tty, struct phyllo_chan *chan,
+			       const struct phyllo_attach __user *arg)
+{
+	struct phyllo_link *cur, *next;
+	struct phyllo_attach req;
+	unsigned int i;
+	int ret;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (copy_from_user(&req, arg, sizeof(req)))
+		return -EFAULT;
+	for (i = 0; i < ARRAY_SIZE(req.reserved); i++)
+		if (req.reserved[i])
+			return -EINVAL;
+	if (req.flags || !phyllo_name_valid(req.name, sizeof(req.name)))
+		return -EINVAL;
+	mutex_lock(&chan->lock);
+	cur = phyllo_chan_link(chan);
+	ret = cur ? phyllo_name_attach(cur, req.name, &next) : -ENODEV;
+	if (!ret && next != cur) {
+		phyllo_chan_release(chan);
+		rcu_assign_pointer(chan->link, next);
+		phyllo_link_end(cur);
+		phyllo_link_up(next, tty);
+	}
+	mutex_unlock(&chan->lock);
+	return ret;
 }
 
 static int phyllo_ldisc_ioctl(struct tty_struct *tty, unsigned int cmd,
 			      unsigned long arg)
 {
-	struct phyllo_link *link = tty->disc_data;
+	struct phyllo_chan *chan = tty->disc_data;
+	struct phyllo_link *link;
+	int ret;
 
-	if (cmd == PHYLLO_IOC_TTY_UNIT)
-		return link ? put_user(READ_ONCE(link->unit), (u32 __user *)arg) : -ENODEV;
-	return n_tty_ioctl_helper(tty, cmd, arg);
+	switch (cmd) {
+	case PHYLLO_IOC_TTY_UNIT:
+		mutex_lock(&chan->lock);
+		link = phyllo_chan_link(chan);
+		ret = link ? put_user(READ_ONCE(link->unit), (u32 __user *)arg) :
+			     -ENODEV;
+		mutex_unlock(&chan->lock);
+		return ret;
+	case PHYLLO_IOC_TTY_ATTACH:
+		return phyllo_ldisc_attach(tty, chan, (void __user *)arg);
+	default:
+		return n_tty_ioctl_helper(tty, cmd, arg);
+	}
 }
 
 /* A 32-bit caller's pointer, widened; the rest is the tty core's. */
 static int phyllo_ldisc_compat_ioctl(struct tty_struct *tty, unsigned int cmd,
 				     unsigned long arg)
 {
-	if (cmd == PHYLLO_IOC_TTY_UNIT)
+	if (cmd == PHYLLO_IOC_TTY_UNIT || cmd == PHYLLO_IOC_TTY_ATTACH)
 		return phyllo_ldisc_ioctl(tty, cmd,
 					  (unsigned long)compat_ptr(arg));
 	return -ENOIOCTLCMD;
@@ -262,6 +429,7 @@ out_wq:
 static void __exit phyllo_exit(void)
 {
 	tty_unregister_ldisc(&phyllo_ldisc);
+	phyllo_names_exit();
 	phyllo_chrdev_exit();
 	phyllo_link_wq_exit();
 }

@@ -146,6 +146,9 @@ const char *phyllo_config_invalid(const struct phyllo_link_config *cfg)
 		return "max_files";
 	if (cfg->rxq_stall_ms < 1 || cfg->rxq_stall_ms > PHYLLO_STALL_MS_MAX)
 		return "rxq_stall_ms";
+	if (cfg->linger_ms > PHYLLO_LINGER_MS_MAX &&
+	    cfg->linger_ms != PHYLLO_LINGER_FOREVER)
+		return "linger_ms";
 	return NULL;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_config_invalid);
@@ -288,6 +291,16 @@ static enum hrtimer_restart phyllo_link_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/* A down link's linger ran out: it goes if still down with no file. */
+static void phyllo_link_linger_work(struct work_struct *work)
+{
+	struct phyllo_link *link = container_of(to_delayed_work(work),
+						struct phyllo_link, linger);
+
+	phyllo_name_expire(link);
+	phyllo_link_put(link);		/* the work's own reference */
+}
+
 struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 {
 	struct phyllo_link *link;
@@ -304,6 +317,7 @@ struct phyllo_link *phyllo_link_create(const struct phyllo_link_config *cfg)
 	init_waitqueue_head(&link->wwait);
 	INIT_LIST_HEAD(&link->files);
 	INIT_WORK(&link->work, phyllo_link_work);
+	INIT_DELAYED_WORK(&link->linger, phyllo_link_linger_work);
 #ifdef PHYLLO_NO_HRTIMER_SETUP
 	hrtimer_init(&link->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 	link->timer.function = phyllo_link_timer;
@@ -388,6 +402,107 @@ static void phyllo_link_reset_locked(struct phyllo_link *link)
 	phyllo_files_reset_locked(link);
 }
 
+/*
+ * A named link lost its tty (hangup or detach; the line discipline no
+ * longer reaches it): it goes down, not away. The session ends as a new
+ * configuration ends it (units not yet acknowledged are lost, counted,
+ * and every file is told), the transmit fifo's bytes for the old tty
+ * go, and every file's reader sees the down after what is queued.
+ * Writers wait for the next tty (phyllo_link_up()).
+ */
+void phyllo_link_down(struct phyllo_link *link)
+{
+	struct phyllo_link_config cfg;
+
+	mutex_lock(&link->lock);
+	if (link->dead || link->down) {
+		mutex_unlock(&link->lock);
+		return;
+	}
+	link->tty = NULL;
+	link->tty_name[0] = '\0';
+	WRITE_ONCE(link->down, true);
+	link->down_since = phyllo_link_now(link);
+	link->downs++;
+	kfifo_reset(&link->txfifo);
+	link->fifo_out = link->fifo_in;
+	/* the config is valid: restarting the stack with it cannot fail */
+	cfg = link->cfg;
+	WARN_ON(phyllo_link_restart_locked(link, &cfg));
+	phyllo_link_reset_locked(link);
+	phyllo_files_down_locked(link);
+	phyllo_link_note_room_locked(link);
+	WRITE_ONCE(link->events, link->events + 1);
+	mutex_unlock(&link->lock);
+	hrtimer_cancel(&link->timer);
+	cancel_work_sync(&link->work);
+	wake_up_interruptible_all(&link->wwait);
+	phyllo_chrdev_changed(link);
+	phyllo_link_linger(link);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_down);
+
+/*
+ * A down named link gets a tty (NULL in tests): up, with a new session,
+ * its files as they were. The caller holds the claim on it
+ * (phyllo_name_attach()) and gives it the line discipline's reference.
+ */
+void phyllo_link_up(struct phyllo_link *link, struct tty_struct *tty)
+{
+	phyllo_link_linger_cancel(link);
+	mutex_lock(&link->lock);
+	WRITE_ONCE(link->down, false);
+	link->claimed = false;
+	if (tty)
+		strscpy(link->tty_name, tty_name(tty), sizeof(link->tty_name));
+	/* the first tty's frame cut off by the hangup is not completed */
+	phyllo_cobs_rx_init(&link->stack.rx);
+	link->wake_writers = true;
+	phyllo_files_reset_locked(link);
+	mutex_unlock(&link->lock);
+	phyllo_chrdev_changed(link);
+	if (tty) {
+		phyllo_link_start(link, tty);
+		return;
+	}
+	mutex_lock(&link->lock);
+	phyllo_link_kick_locked(link);
+	mutex_unlock(&link->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_up);
+
+/*
+ * A down link with no open file goes away after cfg.linger_ms (never
+ * with PHYLLO_LINGER_FOREVER); a later call starts the wait again. The
+ * queued work holds a reference.
+ */
+void phyllo_link_linger(struct phyllo_link *link)
+{
+	u32 ms;
+
+	mutex_lock(&link->lock);
+	ms = link->cfg.linger_ms;
+	if (!link->down || link->nfiles || ms == PHYLLO_LINGER_FOREVER) {
+		mutex_unlock(&link->lock);
+		return;
+	}
+	mutex_unlock(&link->lock);
+	phyllo_link_get(link);
+	if (mod_delayed_work(phyllo_wq, &link->linger, msecs_to_jiffies(ms)))
+		phyllo_link_put(link);	/* it was queued with its own */
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_linger);
+
+/* The linger stops (the link is up again, or going); true if it was queued. */
+bool phyllo_link_linger_cancel(struct phyllo_link *link)
+{
+	if (!cancel_delayed_work(&link->linger))
+		return false;
+	phyllo_link_put(link);
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_linger_cancel);
+
 /* Under the lock: apply a complete, checked configuration. */
 static int phyllo_link_apply_locked(struct phyllo_link *link,
 				    const struct phyllo_link_config *cfg)
@@ -417,8 +532,10 @@ static int phyllo_link_apply_locked(struct phyllo_link *link,
 }
 
 /* The words of struct phyllo_link_config that mask can name. */
-#define PHYLLO_CFG_WORDS (offsetof(struct phyllo_link_config, mask) / sizeof(u32))
-static_assert(BIT(PHYLLO_CFG_WORDS) - 1 == PHYLLO_SET_ALL);
+#define PHYLLO_CFG_WORDS (sizeof(struct phyllo_link_config) / sizeof(u32))
+static_assert(PHYLLO_SET_ALL ==
+	      ((BIT(offsetof(struct phyllo_link_config, mask) / sizeof(u32)) - 1) |
+	       BIT(offsetof(struct phyllo_link_config, linger_ms) / sizeof(u32))));
 
 /*
  * A new configuration: the words req->mask names, the link's own values
@@ -442,7 +559,7 @@ int phyllo_link_configure(struct phyllo_link *link,
 	mutex_lock(&link->lock);
 	cfg = link->cfg;
 	for (i = 0; i < PHYLLO_CFG_WORDS; i++)
-		if (req->mask & BIT(i))
+		if (req->mask & PHYLLO_SET_ALL & BIT(i))
 			out[i] = in[i];
 	ret = phyllo_link_apply_locked(link, &cfg);
 	mutex_unlock(&link->lock);
@@ -455,8 +572,8 @@ int phyllo_link_set_word(struct phyllo_link *link, size_t offset, u32 value)
 {
 	struct phyllo_link_config req = {};
 
-	if (offset % sizeof(u32) ||
-	    offset >= offsetof(struct phyllo_link_config, mask))
+	if (offset % sizeof(u32) || offset >= sizeof(req) ||
+	    !(PHYLLO_SET_ALL & BIT(offset / sizeof(u32))))
 		return -EINVAL;
 	memcpy((u8 *)&req + offset, &value, sizeof(value));
 	req.mask = BIT(offset / sizeof(u32));
@@ -578,7 +695,7 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	u8 ev;
 
 	lockdep_assert_held(&link->lock);
-	if (link->dead)
+	if (link->dead || link->down)
 		return;
 	/*
 	 * The peer is asked again (a NAK) for a refused unit at once when
@@ -683,7 +800,7 @@ void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 	int units = 0;
 
 	mutex_lock(&link->lock);
-	while (count && !link->dead) {
+	while (count && !link->dead && !link->down) {
 		for (run = 0; run < count; run++)
 			if (fp && fp[run] != TTY_NORMAL)
 				break;
@@ -714,7 +831,7 @@ static bool phyllo_link_can_send_locked(struct phyllo_link *link,
 					bool reliable)
 {
 	lockdep_assert_held(&link->lock);
-	if (kfifo_avail(&link->txfifo) < PHYLLO_TX_SEND_ROOM)
+	if (link->down || kfifo_avail(&link->txfifo) < PHYLLO_TX_SEND_ROOM)
 		return false;
 	return !reliable || phyllo_stack_room(&link->stack) > 0;
 }
@@ -772,6 +889,8 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 
 	if (link->dead)
 		st->state = PHYLLO_LINK_HUNGUP;
+	else if (link->down)
+		st->state = PHYLLO_LINK_DOWN;
 	else if (!arq || s->arq.state == PHYLLO_ARQ_OPEN)
 		st->state = PHYLLO_LINK_UP;
 	else
@@ -785,6 +904,9 @@ void phyllo_link_state_locked(struct phyllo_link *link,
 	st->unit = link->unit < 0 ? PHYLLO_UNIT_NONE : link->unit;
 	if (arq && s->arq.state == PHYLLO_ARQ_OPEN)
 		st->window = phyllo_arq_window(&s->arq);
+	st->downs = link->downs;
+	if (link->down)
+		st->down_ms = phyllo_link_now(link) - link->down_since;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_state_locked);
 

@@ -7,6 +7,12 @@
  *    is refcounted: the line discipline holds a reference from open to
  *    close, every open /dev/phylloN file holds one.
  *  - struct phyllo_file is one open /dev/phylloN with its own receive queue.
+ *  - A named link (PHYLLO_IOC_TTY_ATTACH) outlives its tty: when the tty
+ *    hangs up or the line discipline is detached it goes down (no tty, no
+ *    session, files kept) and the next tty attached under its name brings
+ *    it up. While down, the line discipline's reference is the name
+ *    registry's (phyllo_chrdev.c); a down link with no open file goes away
+ *    after cfg.linger_ms (its linger work holds a reference while queued).
  *
  * Locking: link->lock (a mutex) protects the stack, the transmit fifo, the
  * file list and every file's queue. All its users run in process context:
@@ -24,7 +30,12 @@
  *
  * Teardown (ldisc close): unpublish the device, mark the link dead, stop
  * the timer and the work, forget the tty, drop the reference. Open files
- * keep the link alive and see it dead: readers get EOF, writers EIO.
+ * keep the link alive and see it dead: readers get EOF, writers EIO. A
+ * named link goes down instead (phyllo_link_down()), and away only when
+ * its linger runs out with no file open, or at module exit.
+ *
+ * Lock order: the line discipline's channel lock, then phyllo_units_lock
+ * (the registry), then link->lock.
  */
 #ifndef PHYLLO_LINK_H
 #define PHYLLO_LINK_H
@@ -103,6 +114,19 @@ struct phyllo_link {
 	u32 (*clock)(void);		/* ms; phyllo_now_ms but in tests */
 	bool dead;			/* hung up or detached: no more I/O */
 	/*
+	 * A named link without a tty: no session, writers wait, the files
+	 * stay. down_since is when it went down; downs counts the times.
+	 */
+	bool down;
+	u32 down_since;
+	u32 downs;
+	/* the registry's (phyllo_units_lock): "" unless named; a tty is
+	 * being moved to this down link
+	 */
+	char name[PHYLLO_NAME_MAX];
+	bool claimed;
+	struct delayed_work linger;	/* a down link with no file goes */
+	/*
 	 * For lockless wait conditions, written under the lock: the stack's
 	 * preset, and whether a reliable / an unreliable send has room
 	 */
@@ -160,7 +184,9 @@ struct phyllo_link {
 struct phyllo_rxent {
 	struct list_head node;		/* in the file's rxq */
 	struct phyllo_rxbuf *buf;
-	bool reset_before;		/* a session reset came before this unit */
+	/* before this unit: the link went down; a new session (reset, up) */
+	bool down_before;
+	bool reset_before;
 };
 
 struct phyllo_rxbuf {
@@ -207,11 +233,15 @@ struct phyllo_file {
 	bool wake;			/* units queued, readers not yet woken */
 	struct phyllo_rxent *pending;	/* this delivery's entry, if it takes */
 	/*
-	 * Resets reach a reader in order: reset_tail is a reset after the
-	 * last queued unit, an entry's reset_before one before it; rd_resets
-	 * counts both. reset_gen is the link's last reset this file's
-	 * writers (or its reader) were told of.
+	 * Resets, downs and ups reach a reader in order, as marks in the gaps
+	 * between units: after the last queued unit (down_tail, reset_tail)
+	 * or before an entry (its down_before, reset_before). In one gap a
+	 * down comes first and ends a reset before it; an up is a reset (a
+	 * new session). rd_resets counts the gaps with a mark. reset_gen is
+	 * the link's last reset this file's writers (or its reader) were
+	 * told of.
 	 */
+	bool down_tail;
 	bool reset_tail;
 	u32 rd_resets;
 	u32 reset_gen;
@@ -238,6 +268,10 @@ void phyllo_link_get(struct phyllo_link *link);
 void phyllo_link_put(struct phyllo_link *link);
 void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty);
 void phyllo_link_kill(struct phyllo_link *link);
+void phyllo_link_down(struct phyllo_link *link);
+void phyllo_link_up(struct phyllo_link *link, struct tty_struct *tty);
+void phyllo_link_linger(struct phyllo_link *link);
+bool phyllo_link_linger_cancel(struct phyllo_link *link);
 int phyllo_link_configure(struct phyllo_link *link,
 			  const struct phyllo_link_config *cfg);
 int phyllo_link_set_word(struct phyllo_link *link, size_t offset, u32 value);
@@ -273,6 +307,8 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 /* after the kick that acknowledges them: wake who was queued units */
 void phyllo_files_wake_queued_locked(struct phyllo_link *link);
 void phyllo_files_reset_locked(struct phyllo_link *link);
+/* the link went down: every file's reader sees it after what is queued */
+void phyllo_files_down_locked(struct phyllo_link *link);
 /* a reset, a new configuration or death: every hold ends */
 void phyllo_files_hold_stop_locked(struct phyllo_link *link);
 /* a new link: every class's hold budget full */
@@ -307,5 +343,14 @@ int phyllo_chrdev_init(void);
 void phyllo_chrdev_exit(void);
 int phyllo_chrdev_add(struct phyllo_link *link, struct device *parent);
 void phyllo_chrdev_remove(struct phyllo_link *link);
+void phyllo_chrdev_changed(struct phyllo_link *link);
+bool phyllo_name_valid(const char *name, size_t size);
+/* *next: the link the tty carries after naming cur (cur, or a down link) */
+int phyllo_name_attach(struct phyllo_link *cur, const char *name,
+		       struct phyllo_link **next);
+/* a down link with no file goes away (its linger ran out) */
+void phyllo_name_expire(struct phyllo_link *link);
+/* module exit: the down links still waiting go away */
+void phyllo_names_exit(void);
 
 #endif /* PHYLLO_LINK_H */
