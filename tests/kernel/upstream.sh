@@ -358,7 +358,8 @@ if [ -s "$logs/abi.txt" ]; then
 	exit 1
 fi
 rst_check "$abi/abi.rst"
-# Every sysfs file against the glue: tty, statistics/<each word of struct
+# Every sysfs file against the glue: tty, name, state, down_ms,
+# statistics/<each word of struct
 # phyllo_link_stats before reserved>, config/<each word of struct
 # phyllo_link_config before mask (the ioctl's own word)>, both ways.
 words() {	# words STRUCT: its __u32 fields before reserved, in order
@@ -367,7 +368,7 @@ words() {	# words STRUCT: its __u32 fields before reserved, in order
 		grep -v '^mask$'
 }
 {
-	echo /sys/class/phyllo/phylloN/tty
+	for w in tty name state down_ms; do echo "/sys/class/phyllo/phylloN/$w"; done
 	for w in $(words phyllo_link_stats); do echo "/sys/class/phyllo/phylloN/statistics/$w"; done
 	for w in $(words phyllo_link_config); do echo "/sys/class/phyllo/phylloN/config/$w"; done
 } | sort >"$abi/want"
