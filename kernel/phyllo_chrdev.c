@@ -619,6 +619,7 @@ void phyllo_names_exit(void)
 		phyllo_name_end(link);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_names_exit);
 
 int phyllo_chrdev_init(void)
 {

@@ -21,7 +21,7 @@
 #include "phyllo_link.h"
 #include "phyllo_pubsub.h"
 
-#define GLUE_LINKS	3
+#define GLUE_LINKS	6
 #define GLUE_FILES	40
 
 struct glue_ctx {
@@ -53,12 +53,22 @@ static void glue_exit(struct kunit *test)
 	struct glue_ctx *ctx = test->priv;
 	int i;
 
+	/* a named link down: no linger ends it under the case's reference */
+	for (i = 0; i < GLUE_LINKS; i++) {
+		if (!ctx->link[i])
+			continue;
+		mutex_lock(&ctx->link[i]->lock);
+		ctx->link[i]->cfg.linger_ms = PHYLLO_LINGER_FOREVER;
+		mutex_unlock(&ctx->link[i]->lock);
+	}
 	for (i = 0; i < GLUE_FILES; i++)
 		if (ctx->file[i])
 			phyllo_file_release(ctx->file[i]);
 	for (i = 0; i < GLUE_LINKS; i++) {
 		if (!ctx->link[i])
 			continue;
+		phyllo_link_linger_cancel(ctx->link[i]);
+		phyllo_chrdev_remove(ctx->link[i]);
 		phyllo_link_kill(ctx->link[i]);
 		phyllo_link_put(ctx->link[i]);
 	}
@@ -2854,9 +2864,492 @@ static struct kunit_suite contract_suite = {
 	.test_cases = contract_cases,
 };
 
+/*
+ * Named links (PHYLLO_IOC_TTY_ATTACH). A case's link slot stands for the
+ * line discipline's reference: while the link is down it is the
+ * registry's, and an attach gives it back to the slot. Attaching a tty is
+ * what phyllo_ldisc_attach() does: a new published link, named, and
+ * ended if the name's down link takes its place.
+ */
+static struct phyllo_link *glue_named(struct kunit *test, int i,
+				      const char *name)
+{
+	struct phyllo_link *link = glue_link(test, i, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link *next;
+
+	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(link, NULL), 0);
+	KUNIT_ASSERT_EQ(test, phyllo_name_attach(link, name, &next), 0);
+	KUNIT_ASSERT_PTR_EQ(test, next, link);
+	return link;
+}
+
+/* A new tty attached under name: returns the link it carries, or an errno. */
+static struct phyllo_link *glue_attach(struct kunit *test, const char *name)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *fresh, *next;
+	int ret;
+
+	phyllo_config_default(&cfg);
+	fresh = phyllo_link_create(&cfg);
+	if (IS_ERR(fresh))
+		return fresh;
+	fresh->clock = glue_clock;
+	ret = phyllo_chrdev_add(fresh, NULL);
+	if (!ret)
+		ret = phyllo_name_attach(fresh, name, &next);
+	if (ret || next != fresh) {
+		phyllo_chrdev_remove(fresh);
+		phyllo_link_kill(fresh);
+		phyllo_link_put(fresh);
+	}
+	if (ret)
+		return ERR_PTR(ret);
+	if (next != fresh)
+		phyllo_link_up(next, NULL);
+	else
+		glue_kick(fresh);
+	return next;
+}
+
+/* Read until EAGAIN; the errno or -length of each read, in order. */
+static int glue_reads(struct phyllo_file *pf, int *out, int max)
+{
+	u8 got[PHYLLO_UNIT_MAX];
+	int n = 0, r;
+
+	while (n < max) {
+		r = glue_recv(pf, got, sizeof(got));
+		if (r == -EAGAIN)
+			break;
+		out[n++] = r > 0 ? got[1] : r;
+	}
+	return n;
+}
+
+static void names_down_then_up_on_another_tty(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_named(test, 0, "board-1");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file_default(test, 0, a, false);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_state st;
+	struct phyllo_link *b2, *up;
+	int unit = a->unit, seen[8], n;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 1, 5), 5);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 2, 5), 5);
+	glue_pump(a, b);
+
+	phyllo_link_down(a);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_DOWN);
+	KUNIT_EXPECT_EQ(test, st.downs, 1U);
+	KUNIT_EXPECT_EQ(test, a->unit, unit);	/* /dev/phylloN stays */
+	/* what was queued, then the down, then nothing: no EOF */
+	n = glue_reads(fa, seen, ARRAY_SIZE(seen));
+	KUNIT_ASSERT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, seen[0], 1);
+	KUNIT_EXPECT_EQ(test, seen[1], 2);
+	KUNIT_EXPECT_EQ(test, seen[2], -ENOLINK);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 3, 5), -EAGAIN);
+	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fa) &
+			   (EPOLLOUT | EPOLLHUP | EPOLLIN));
+	glue_advance(3000);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.down_ms, 3000U);
+
+	/* the board on another tty, restarted: a new peer */
+	b2 = glue_link(test, 2, PHYLLO_CFG_STANDARD, 0);
+	fb = glue_file(test, 2, b2);
+	up = glue_attach(test, "board-1");
+	KUNIT_ASSERT_PTR_EQ(test, up, a);
+	KUNIT_EXPECT_EQ(test, a->unit, unit);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -ECONNRESET);
+	glue_pump(a, b2);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.state, (u32)PHYLLO_LINK_UP);
+	KUNIT_EXPECT_EQ(test, st.down_ms, 0U);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 4, 5), 5);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 5, 5), 5);
+	glue_pump_wait(a, b2);
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), 5);
+	KUNIT_EXPECT_EQ(test, got[1], 4);
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 5);
+	KUNIT_EXPECT_EQ(test, got[1], 5);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
+	KUNIT_EXPECT_PTR_EQ(test, ctx->link[0], a);
+}
+
+static void names_unacked_units_lost_as_at_a_reset(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "b");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_state st;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_file(test, 1, b);
+	glue_pump(a, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 5), 5);
+	glue_lose(a);		/* never acknowledged */
+	phyllo_link_down(a);
+	glue_state(a, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_reset_lost, 1U);
+	KUNIT_EXPECT_EQ(test, st.tx_in_flight, 0U);
+	/* the writer is told once, as of a reset; then it waits */
+	KUNIT_EXPECT_TRUE(test, phyllo_file_poll_mask(fa) & EPOLLPRI);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 2, 5), -EAGAIN);
+	/* the reader still sees the down in its place */
+	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -ENOLINK);
+	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fa) & EPOLLPRI);
+}
+
+static void names_blocked_writer_and_reader_carry_over(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "uno");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fr = glue_file(test, 0, a);
+	struct phyllo_file *fw = glue_file(test, 1, a);
+	struct phyllo_file *fb;
+	struct glue_sleeper rd, wr;
+	u8 got[PHYLLO_UNIT_MAX];
+
+	glue_file(test, 2, b);
+	glue_pump(a, b);
+	phyllo_link_down(a);
+	KUNIT_EXPECT_EQ(test, glue_recv(fr, got, sizeof(got)), -ENOLINK);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fw), -ECONNRESET);
+	glue_sleep(test, &rd, fr, 0);	/* reads wait, no EOF */
+	glue_sleep(test, &wr, fw, 1);	/* writes wait */
+
+	b = glue_link(test, 2, PHYLLO_CFG_STANDARD, 0);
+	fb = glue_file(test, 3, b);
+	KUNIT_ASSERT_PTR_EQ(test, glue_attach(test, "uno"), a);
+	glue_woken(test, &rd, -ECONNRESET);	/* the up: a new session */
+	glue_woken(test, &wr, 4);
+	glue_pump_wait(a, b);
+	/* the unit written while down goes out in the next session */
+	KUNIT_EXPECT_EQ(test, glue_recv(fb, got, sizeof(got)), 4);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fw), 0);
+}
+
+/* A name as the ioctl carries it: NUL-padded to PHYLLO_NAME_MAX. */
+static bool glue_name_ok(const char *name)
+{
+	char buf[PHYLLO_NAME_MAX] = {};
+
+	strscpy(buf, name, sizeof(buf));
+	return phyllo_name_valid(buf, sizeof(buf));
+}
+
+static void names_busy_and_other_names(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_named(test, 0, "x1");
+	struct phyllo_link *other, *next;
+	char bad[PHYLLO_NAME_MAX] = "x1";
+
+	/* up on one tty: another cannot take it */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(glue_attach(test, "x1")), -EBUSY);
+	/* a link has one name */
+	KUNIT_EXPECT_EQ(test, phyllo_name_attach(a, "x2", &next), -EBUSY);
+	KUNIT_EXPECT_EQ(test, phyllo_name_attach(a, "x1", &next), 0);
+	KUNIT_EXPECT_PTR_EQ(test, next, a);
+	/* down, it is x1's; under another name a tty gets a link of its own */
+	phyllo_link_down(a);
+	other = glue_attach(test, "x2");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	ctx->link[1] = other;
+	KUNIT_EXPECT_PTR_NE(test, other, a);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->down));
+	KUNIT_EXPECT_STREQ(test, other->name, "x2");
+
+	KUNIT_EXPECT_TRUE(test, glue_name_ok("85036313530351D0E1E1"));
+	KUNIT_EXPECT_TRUE(test, glue_name_ok("uno.left:2@lab+x-y_z"));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok(""));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok("-x"));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok(".x"));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok("by-tty"));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok("a/b"));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok("a b"));
+	KUNIT_EXPECT_FALSE(test, glue_name_ok("a\n"));
+	bad[5] = 'y';		/* bytes after the NUL */
+	KUNIT_EXPECT_FALSE(test, phyllo_name_valid(bad, sizeof(bad)));
+	memset(bad, 'a', sizeof(bad));	/* no NUL */
+	KUNIT_EXPECT_FALSE(test, phyllo_name_valid(bad, sizeof(bad)));
+}
+
+/* Wait for a queued linger to have run (it may free the link). */
+static void glue_linger_flush(struct phyllo_link *link)
+{
+	flush_delayed_work(&link->linger);
+}
+
+static void names_linger_ends_a_down_link_with_no_file(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_named(test, 0, "gone");
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_config cfg = {
+		.linger_ms = 100, .mask = PHYLLO_SET_LINGER_MS,
+	};
+	struct phyllo_link *next;
+
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
+	phyllo_link_get(a);		/* the case's own, to look at it */
+	phyllo_link_down(a);
+	/* a file open: it stays however long */
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&a->linger));
+	msleep(150);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(a->dead));
+	phyllo_file_release(fa);
+	ctx->file[0] = NULL;
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&a->linger));
+	ctx->link[0] = NULL;		/* the registry's now, and the linger's */
+	glue_linger_flush(a);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->dead));
+	KUNIT_EXPECT_EQ(test, a->unit, -1);
+	/* the name is free: a new tty makes a new link of it */
+	next = glue_attach(test, "gone");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(next));
+	ctx->link[1] = next;
+	KUNIT_EXPECT_PTR_NE(test, next, a);
+	phyllo_link_put(a);
+}
+
+static void names_attach_stops_the_linger(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "back");
+	struct phyllo_link_config cfg = {
+		.linger_ms = 5000, .mask = PHYLLO_SET_LINGER_MS,
+	};
+
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
+	phyllo_link_down(a);
+	KUNIT_EXPECT_TRUE(test, delayed_work_pending(&a->linger));
+	KUNIT_ASSERT_PTR_EQ(test, glue_attach(test, "back"), a);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&a->linger));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(a->dead));
+	KUNIT_EXPECT_GE(test, a->unit, 0);
+	/* an expiry that lost the race to the attach changes nothing */
+	phyllo_link_get(a);
+	phyllo_name_expire(a);
+	phyllo_link_put(a);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(a->dead));
+}
+
+/* Threads that read, write, poll, open and close while the link flaps. */
+struct glue_flap {
+	struct phyllo_link *link;
+	struct phyllo_file *pf;
+	atomic_t stop;
+	int kind;		/* 0 read, 1 write, 2 poll + fsync, 3 open/close */
+	unsigned long ops;
+	int bad;		/* an errno no down or up explains */
+	struct completion done;
+};
+
+static int glue_flap_fn(void *arg)
+{
+	struct glue_flap *f = arg;
+	u8 unit[8] = { 0x10 }, got[PHYLLO_UNIT_MAX];
+	struct phyllo_file *pf;
+	long r;
+	int err;
+
+	while (!atomic_read(&f->stop)) {
+		switch (f->kind) {
+		case 0:
+			r = phyllo_file_read(f->pf, sizeof(got), true,
+					     glue_copy, got);
+			if (r < 0 && r != -EAGAIN && r != -ENOLINK &&
+			    r != -ECONNRESET && r != -ENOBUFS)
+				f->bad = r;
+			break;
+		case 1:
+			r = phyllo_file_send(f->pf, unit, sizeof(unit), true);
+			if (r < 0 && r != -EAGAIN && r != -ECONNRESET)
+				f->bad = r;
+			break;
+		case 2:
+			phyllo_file_poll_mask(f->pf);
+			r = phyllo_file_fsync(f->pf);
+			if (r < 0 && r != -ECONNRESET)
+				f->bad = r;
+			break;
+		default:
+			phyllo_link_get(f->link);
+			pf = phyllo_file_open(f->link, true, &err);
+			if (pf)
+				phyllo_file_release(pf);
+			else if (err != -EBUSY)
+				f->bad = err;
+			phyllo_link_put(f->link);
+		}
+		f->ops++;
+		cond_resched();
+	}
+	complete(&f->done);
+	return 0;
+}
+
+/*
+ * A named link goes down and comes up 200 times, across two names'
+ * attaches, a second attach racing each one, while its files are read,
+ * written, polled, fsynced, opened and closed: every error is one a
+ * down or an up explains, and nothing is leaked or used after it went
+ * (KASAN, kmemleak).
+ */
+static void names_reattach_races_file_operations(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_named(test, 0, "flap");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct glue_flap f[4] = {};
+	struct phyllo_link *second;
+	struct task_struct *t;
+	int i, busy = 0;
+
+	glue_file(test, 4, b);
+	for (i = 0; i < 4; i++) {
+		f[i].link = a;
+		f[i].kind = i;
+		f[i].pf = glue_file(test, i, a);
+		init_completion(&f[i].done);
+		t = kthread_run(glue_flap_fn, &f[i], "phyllo-flap-%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	for (i = 0; i < 200; i++) {
+		glue_pump(a, b);
+		phyllo_link_down(a);
+		KUNIT_ASSERT_PTR_EQ(test, glue_attach(test, "flap"), a);
+		/* the second attach of the same name finds it up */
+		second = glue_attach(test, "flap");
+		if (PTR_ERR(second) == -EBUSY)
+			busy++;
+		/* the board's far end restarts with it */
+		phyllo_file_release(ctx->file[4]);
+		ctx->file[4] = NULL;
+		phyllo_link_kill(b);
+		phyllo_link_put(b);
+		ctx->link[1] = NULL;
+		b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+		glue_file(test, 4, b);
+		glue_advance(7);
+	}
+	for (i = 0; i < 4; i++)
+		atomic_set(&f[i].stop, 1);
+	phyllo_link_down(a);	/* an fsync waiting for an ACK returns */
+	for (i = 0; i < 4; i++) {
+		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&f[i].done,
+								    10 * HZ));
+		KUNIT_EXPECT_EQ_MSG(test, f[i].bad, 0, "thread %d", i);
+		KUNIT_EXPECT_GT(test, f[i].ops, 0UL);
+	}
+	KUNIT_EXPECT_EQ(test, busy, 200);
+	KUNIT_EXPECT_EQ(test, a->downs, 201U);
+}
+
+/* A hangup right after an attach, and an attach racing an expiry. */
+static void names_hangup_during_attach_and_expiry(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_named(test, 0, "h");
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link_config cfg = {
+		.linger_ms = 0, .mask = PHYLLO_SET_LINGER_MS,
+	};
+	int i, n, seen[8];
+
+	for (i = 0; i < 50; i++) {
+		phyllo_link_down(a);
+		KUNIT_ASSERT_PTR_EQ(test, glue_attach(test, "h"), a);
+		phyllo_link_down(a);	/* the new tty hangs up at once */
+		KUNIT_ASSERT_PTR_EQ(test, glue_attach(test, "h"), a);
+	}
+	n = glue_reads(fa, seen, ARRAY_SIZE(seen));
+	/* the flaps read as the last down and up, once each */
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, seen[0], -ENOLINK);
+	KUNIT_EXPECT_EQ(test, seen[1], -ECONNRESET);
+
+	/* no file, no linger: down and gone, unless an attach came first */
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
+	phyllo_file_release(fa);
+	ctx->file[0] = NULL;
+	phyllo_link_get(a);
+	phyllo_link_down(a);
+	a = glue_attach(test, "h");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	if (a == ctx->link[0]) {
+		/* the attach won: the link is up and stays */
+		glue_linger_flush(a);
+		KUNIT_EXPECT_FALSE(test, READ_ONCE(a->dead));
+		phyllo_link_put(a);
+	} else {
+		/* the linger won: a new link for the name */
+		glue_linger_flush(ctx->link[0]);
+		KUNIT_EXPECT_TRUE(test, READ_ONCE(ctx->link[0]->dead));
+		phyllo_link_put(ctx->link[0]);
+		ctx->link[0] = a;
+	}
+}
+
+/* Module exit: down links left with no file go, however long their linger. */
+static void names_module_exit_ends_down_links(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *a = glue_named(test, 0, "exit-a");
+	struct phyllo_link *c = glue_named(test, 1, "exit-c");
+	struct phyllo_link_config cfg = {
+		.linger_ms = PHYLLO_LINGER_FOREVER, .mask = PHYLLO_SET_LINGER_MS,
+	};
+
+	KUNIT_ASSERT_EQ(test, phyllo_link_configure(c, &cfg), 0);
+	phyllo_link_get(a);
+	phyllo_link_get(c);
+	phyllo_link_down(a);		/* lingering a minute */
+	phyllo_link_down(c);		/* lingering for ever */
+	ctx->link[0] = NULL;
+	ctx->link[1] = NULL;
+	phyllo_names_exit();
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(a->dead));
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(c->dead));
+	KUNIT_EXPECT_EQ(test, a->unit, -1);
+	KUNIT_EXPECT_EQ(test, c->unit, -1);
+	KUNIT_EXPECT_FALSE(test, delayed_work_pending(&a->linger));
+	phyllo_link_put(a);
+	phyllo_link_put(c);
+}
+
+static struct kunit_case names_cases[] = {
+	KUNIT_CASE(names_down_then_up_on_another_tty),
+	KUNIT_CASE(names_unacked_units_lost_as_at_a_reset),
+	KUNIT_CASE(names_blocked_writer_and_reader_carry_over),
+	KUNIT_CASE(names_busy_and_other_names),
+	KUNIT_CASE(names_linger_ends_a_down_link_with_no_file),
+	KUNIT_CASE(names_attach_stops_the_linger),
+	KUNIT_CASE(names_reattach_races_file_operations),
+	KUNIT_CASE(names_hangup_during_attach_and_expiry),
+	KUNIT_CASE(names_module_exit_ends_down_links),
+	{}
+};
+
+static struct kunit_suite names_suite = {
+	.name = "phyllo_glue_names",
+	.init = glue_init,
+	.exit = glue_exit,
+	.test_cases = names_cases,
+};
+
 kunit_test_suites(&errno_suite, &config_suite, &sub_suite, &uapi_suite,
 		  &link_suite, &hostile_suite, &review_suite,
-		  &share_suite, &contract_suite);
+		  &share_suite, &contract_suite, &names_suite);
 
 /* One module with the core suites (phyllo_core_test.c): phyllo_kunit. */
 MODULE_DESCRIPTION("KUnit suites for the phyllo line discipline and its protocol core");

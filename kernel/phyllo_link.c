@@ -347,6 +347,7 @@ void phyllo_link_get(struct phyllo_link *link)
 {
 	kref_get(&link->ref);
 }
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_get);
 
 static void phyllo_link_free(struct kref *ref)
 {
