@@ -799,8 +799,12 @@ bool phyllo_files_deliver_locked(struct phyllo_link *link,
 	return true;
 }
 
-/* A session reset: each file's reader sees it after what is queued. */
-void phyllo_files_reset_locked(struct phyllo_link *link)
+/*
+ * A session reset (or an up), or a down: a mark in the gap after each
+ * file's last unit, read after what is queued; a down there ends a reset
+ * before it.
+ */
+static void phyllo_files_mark_locked(struct phyllo_link *link, bool down)
 {
 	struct phyllo_file *pf;
 
@@ -808,26 +812,22 @@ void phyllo_files_reset_locked(struct phyllo_link *link)
 	list_for_each_entry(pf, &link->files, node) {
 		if (!pf->reset_tail && !pf->down_tail)
 			pf->rd_resets++;
-		WRITE_ONCE(pf->reset_tail, true);
+		WRITE_ONCE(pf->reset_tail, !down);
+		if (down)
+			WRITE_ONCE(pf->down_tail, true);
 		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM |
-					   EPOLLPRI | EPOLLERR);
+					   (down ? EPOLLPRI : EPOLLPRI | EPOLLERR));
 	}
 }
 
-/* A down in the gap after the last unit ends a reset before it there. */
+void phyllo_files_reset_locked(struct phyllo_link *link)
+{
+	phyllo_files_mark_locked(link, false);
+}
+
 void phyllo_files_down_locked(struct phyllo_link *link)
 {
-	struct phyllo_file *pf;
-
-	lockdep_assert_held(&link->lock);
-	list_for_each_entry(pf, &link->files, node) {
-		if (!pf->reset_tail && !pf->down_tail)
-			pf->rd_resets++;
-		WRITE_ONCE(pf->reset_tail, false);
-		WRITE_ONCE(pf->down_tail, true);
-		wake_up_interruptible_poll(&pf->rwait, EPOLLIN | EPOLLRDNORM |
-					   EPOLLPRI);
-	}
+	phyllo_files_mark_locked(link, true);
 }
 
 void phyllo_files_wake_locked(struct phyllo_link *link)
