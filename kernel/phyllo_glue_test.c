@@ -3191,7 +3191,7 @@ static int glue_flap_fn(void *arg)
 				f->bad = err;
 			phyllo_link_put(f->link);
 		}
-		f->ops++;
+		WRITE_ONCE(f->ops, f->ops + 1);
 		/* on one CPU (UML) a spinning thread would starve the flaps */
 		usleep_range(20, 50);
 	}
@@ -3213,7 +3213,7 @@ static void names_reattach_races_file_operations(struct kunit *test)
 	struct glue_flap f[4] = {};
 	struct phyllo_link *second;
 	struct task_struct *t;
-	int i, busy = 0;
+	int i, n, busy = 0;
 
 	glue_file(test, 4, b);
 	for (i = 0; i < 4; i++) {
@@ -3224,6 +3224,10 @@ static void names_reattach_races_file_operations(struct kunit *test)
 		t = kthread_run(glue_flap_fn, &f[i], "phyllo-flap-%d", i);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
 	}
+	/* every thread under way before the first flap (one CPU: UML) */
+	for (i = 0; i < 4; i++)
+		for (n = 0; !READ_ONCE(f[i].ops) && n < 5000; n++)
+			msleep(1);
 	for (i = 0; i < 100; i++) {
 		glue_pump(a, b);
 		phyllo_link_down(a);
@@ -3241,6 +3245,7 @@ static void names_reattach_races_file_operations(struct kunit *test)
 		b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
 		glue_file(test, 4, b);
 		glue_advance(7);
+		usleep_range(200, 400);	/* the threads' turn, on one CPU */
 	}
 	for (i = 0; i < 4; i++)
 		atomic_set(&f[i].stop, 1);
@@ -3249,7 +3254,8 @@ static void names_reattach_races_file_operations(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&f[i].done,
 								    10 * HZ));
 		KUNIT_EXPECT_EQ_MSG(test, f[i].bad, 0, "thread %d", i);
-		KUNIT_EXPECT_GT(test, f[i].ops, 0UL);
+		/* each ran beside the flaps, not only before them */
+		KUNIT_EXPECT_GT_MSG(test, f[i].ops, 50UL, "thread %d", i);
 	}
 	KUNIT_EXPECT_EQ(test, busy, 100);
 	KUNIT_EXPECT_EQ(test, a->downs, 101U);
