@@ -499,6 +499,35 @@ bool phyllo_name_valid(const char *name, size_t size)
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_name_valid);
 
+/*
+ * A named link's device is nobody's child, so that its tty's device may
+ * go first: made again without a parent, under the same number (open
+ * files do not notice; udev sees it go and come back, with its name). Not
+ * device_move() to no parent: on 6.1 that leaves /sys/devices/virtual/
+ * phyllo behind after the module goes, and the next load cannot make a
+ * device. A failure leaves the link unnamed.
+ */
+static int phyllo_chrdev_unparent(struct phyllo_link *link)
+{
+	struct device *dev;
+
+	if (link->dev && link->dev->parent) {
+		device_unregister(link->dev);
+		dev = device_create(&phyllo_class, NULL,
+				    MKDEV(MAJOR(phyllo_devt), link->unit), link,
+				    "phyllo%d", link->unit);
+		link->dev = IS_ERR(dev) ? NULL : dev;
+		if (IS_ERR(dev)) {
+			mutex_lock(&phyllo_units_lock);
+			link->name[0] = '\0';
+			mutex_unlock(&phyllo_units_lock);
+			return PTR_ERR(dev);
+		}
+	}
+	phyllo_chrdev_changed(link);
+	return 0;
+}
+
 static struct phyllo_link *phyllo_name_find_locked(const char *name)
 {
 	struct phyllo_link *link;
@@ -548,12 +577,8 @@ int phyllo_name_attach(struct phyllo_link *cur, const char *name,
 	}
 out:
 	mutex_unlock(&phyllo_units_lock);
-	/* a named link is nobody's child: its tty may go first */
-	if (!ret && !found && cur->dev &&
-	    device_move(cur->dev, NULL, DPM_ORDER_NONE))
-		dev_warn(cur->dev, "stays a child of its first tty\n");
 	if (!ret && !found)
-		phyllo_chrdev_changed(cur);
+		ret = phyllo_chrdev_unparent(cur);
 	return ret;
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_name_attach);

@@ -331,7 +331,7 @@ static void config_check_rejects_nonzero_reserved(struct kunit *test)
 	struct phyllo_link_config cfg;
 
 	glue_default_cfg(&cfg);
-	cfg.reserved[ARRAY_SIZE(cfg.reserved) - 1] = 1;
+	cfg.reserved = 1;
 	KUNIT_EXPECT_EQ(test, phyllo_config_check(&cfg), -EINVAL);
 }
 
@@ -791,7 +791,7 @@ static void link_reconfigure_reports_reset_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -ECONNRESET);
 	KUNIT_EXPECT_EQ(test, glue_recv(fa, got, sizeof(got)), -EAGAIN);
 	KUNIT_EXPECT_FALSE(test, phyllo_file_poll_mask(fa) & EPOLLPRI);
-	cfg.reserved[0] = 1;
+	cfg.reserved = 1;
 	KUNIT_EXPECT_EQ(test, phyllo_link_configure(a, &cfg), -EINVAL);
 }
 
@@ -3227,7 +3227,7 @@ static void names_reattach_races_file_operations(struct kunit *test)
 	/* every thread under way before the first flap (one CPU: UML) */
 	for (i = 0; i < 4; i++)
 		for (n = 0; !READ_ONCE(f[i].ops) && n < 5000; n++)
-			msleep(1);
+			usleep_range(1000, 2000);
 	for (i = 0; i < 100; i++) {
 		glue_pump(a, b);
 		phyllo_link_down(a);

@@ -104,18 +104,10 @@ u32 phyllo_now_ms(void)
 	return (u32)ktime_to_ms(ktime_get());
 }
 
-static bool phyllo_reserved_zero(const __u32 *words, size_t n)
-{
-	while (n--)
-		if (words[n])
-			return false;
-	return true;
-}
-
 /* NULL if cfg is a valid, complete configuration, else the bad field. */
 const char *phyllo_config_invalid(const struct phyllo_link_config *cfg)
 {
-	if (!phyllo_reserved_zero(cfg->reserved, ARRAY_SIZE(cfg->reserved)))
+	if (cfg->reserved)
 		return "reserved";
 	if (cfg->flags & ~PHYLLO_CFG_NO_HANDSHAKE)
 		return "flags";
@@ -554,8 +546,7 @@ int phyllo_link_configure(struct phyllo_link *link,
 	unsigned int i;
 	int ret;
 
-	if (!req->mask || req->mask & ~PHYLLO_SET_ALL ||
-	    !phyllo_reserved_zero(req->reserved, ARRAY_SIZE(req->reserved)))
+	if (!req->mask || req->mask & ~PHYLLO_SET_ALL || req->reserved)
 		return -EINVAL;
 	mutex_lock(&link->lock);
 	cfg = link->cfg;

@@ -59,7 +59,7 @@ struct phyllo_link_config {
 	 * 0..PHYLLO_LINGER_MS_MAX, or PHYLLO_LINGER_FOREVER
 	 */
 	__u32 linger_ms;
-	__u32 reserved[1];
+	__u32 reserved;
 };
 
 /* Bits of phyllo_link_config.mask: one per word, in the struct's order. */

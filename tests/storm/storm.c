@@ -750,7 +750,7 @@ static void ioctl_one(struct worker *w, int fd, int unit)
 	if (k < 7 && unit != l2_unit && unit != l3_unit) {
 		config_random(w, &u.cfg);
 		if (k == 6)
-			u.cfg.reserved[rnd(w, sizeof(u.cfg.reserved) / sizeof(u.cfg.reserved[0]))] = 1;
+			u.cfg.reserved = 1;
 		r = xioctl(w, fd, PHYLLO_IOC_SET_CONFIG, &u.cfg);
 		if (k == 6 ? r == 0 || errno != EINVAL : r != 0)
 			errno_in(w, "SET_CONFIG", r ? errno : 0, EIO, 0);
