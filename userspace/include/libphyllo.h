@@ -25,7 +25,14 @@
  *     returned once by phyllo_recv() as -ECONNRESET: reliable units in
  *     flight then may have been lost. A hung-up or detached link returns
  *     -EPIPE once everything received before it was read.
- *  6. A handle is used by one thread at a time. Messages returned point
+ *  6. A named link (/dev/phyllo/NAME, phyllo(4)) whose board goes away is
+ *     down, not gone: phyllo_recv() returns what was received before, then
+ *     -ENOLINK once; when the board is back (the same name attached on any
+ *     tty) it returns -ECONNRESET once, then the new session's units. The
+ *     handle stays usable throughout: neither is an error that ends it.
+ *     Sends while the link is down wait for it (-EAGAIN with
+ *     PHYLLO_OPEN_NONBLOCK) and go out in the next session.
+ *  7. A handle is used by one thread at a time. Messages returned point
  *     into the handle and stay valid until the next call on it.
  */
 #ifndef LIBPHYLLO_H
@@ -45,7 +52,8 @@ extern "C" {
 #endif
 
 #define PHYLLO_LIB_VERSION_MAJOR 0
-#define PHYLLO_LIB_VERSION_MINOR 2	/* 2: phyllo_stats64() */
+#define PHYLLO_LIB_VERSION_MINOR 3	/* 2: phyllo_stats64(); 3: PHYLLO_STATE_DOWN,
+					 * -ENOLINK from phyllo_recv() */
 
 struct phyllo;
 
@@ -99,6 +107,7 @@ struct phyllo_message {
 #define PHYLLO_STATE_CONNECTING	0	/* handshake under way */
 #define PHYLLO_STATE_UP		1	/* session open (or no ARQ) */
 #define PHYLLO_STATE_HUNGUP	2	/* tty hung up or link detached */
+#define PHYLLO_STATE_DOWN	3	/* a named link waiting for its board */
 
 struct phyllo_status {
 	uint32_t transport;	/* PHYLLO_TRANSPORT_KERNEL or _TTY */
@@ -134,7 +143,9 @@ PHYLLO_API int phyllo_mtu(const struct phyllo *h);
 /* Service the link without blocking: read, run timers, write. Returns the
  * number of units waiting for phyllo_recv(). */
 PHYLLO_API int phyllo_dispatch(struct phyllo *h);
-/* Wait until a session is open (timeout_ms < 0: for ever); -ETIMEDOUT. */
+/* Wait until a session is open (timeout_ms < 0: for ever); -ETIMEDOUT.
+ * A named link that is down is waited for until it is up again; -EPIPE
+ * only for a link that hung up for good. */
 PHYLLO_API int phyllo_wait_up(struct phyllo *h, int timeout_ms);
 
 /* A MessagePack document (format 0x11, schema 0) on topic (0-15 bytes). */
@@ -147,7 +158,11 @@ PHYLLO_API int phyllo_publish_doc(struct phyllo *h, const char *topic, uint8_t f
 /* A JSON text, sent as MessagePack (integers stay integers). */
 PHYLLO_API int phyllo_publish_json(struct phyllo *h, const char *topic, const char *json,
 				   unsigned int flags);
-/* A raw unit: type >= 0x10 and its payload. */
+/* A raw unit: type >= 0x10 and its payload. Every send returns 0, or
+ * -EAGAIN (PHYLLO_OPEN_NONBLOCK: the window is full, or a named link is
+ * down), -ECONNRESET (/dev/phylloN: the session ended, by a reset or a
+ * down, before a receive reported it; this unit was not sent: send it
+ * again), -EPIPE (hung up for good), -EMSGSIZE, -EINVAL. */
 PHYLLO_API int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 			   unsigned int flags);
 /* Wait until every reliable unit sent is acknowledged; -ETIMEDOUT. */
@@ -164,8 +179,10 @@ PHYLLO_API int phyllo_unsubscribe_all(struct phyllo *h);
 
 /*
  * The next unit: 0 and *m filled; -EAGAIN (timeout_ms 0, nothing there),
- * -ETIMEDOUT, -ECONNRESET (a session reset, reported once), -EPIPE (the
- * link hung up). timeout_ms < 0 waits for ever.
+ * -ETIMEDOUT, -ECONNRESET (a session reset, or a named link up again:
+ * reported once), -ENOLINK (a named link went down: reported once, after
+ * the units received before; call again to wait for it), -EPIPE (the
+ * link hung up for good). timeout_ms < 0 waits for ever.
  */
 PHYLLO_API int phyllo_recv(struct phyllo *h, struct phyllo_message *m, int timeout_ms);
 /*

@@ -54,7 +54,10 @@ const char *phyllo_strerror(int err)
 	case 0: return "success";
 	case ENOTTY: return "not a tty nor a phyllo link device";
 	case ECONNRESET: return "session reset: the far end restarted or the link was lost";
-	case EPIPE: return "the link hung up or was detached";
+	case EPIPE: return "the link hung up or was detached (a named link would wait for its "
+			   "board: phyllo attach --name)";
+	case ENOLINK: return "the link is down: its board went away; this named link comes "
+			     "back when the board does";
 	case EMSGSIZE: return "message larger than the link carries";
 	case ETIMEDOUT: return "timed out";
 	case ECANCELED: return "the capture file PHYLLO_CAPTURE names cannot be written";
@@ -126,7 +129,8 @@ int phyllo_lib_ingest(struct phyllo *h, const uint8_t *unit, uint16_t len)
 
 void phyllo_lib_event_update(struct phyllo *h)
 {
-	bool want = h->q_n || h->reset_pending || (h->hungup && !h->hup_reported);
+	bool want = h->q_n || h->reset_pending || h->down_pending ||
+		    (h->hungup && !h->hup_reported);
 	uint64_t v = 1;
 
 	if (want == h->event_set)
@@ -166,9 +170,12 @@ int phyllo_lib_wait(struct phyllo *h, int64_t deadline_ms)
 	};
 	int timeout = -1;
 
-	/* the kernel keeps what a full queue cannot take: no reason to wake */
+	/* the kernel keeps what a full queue cannot take, and what follows
+	 * a down or a reset the application was not told of yet: no reason
+	 * to wake */
 	if ((h->ep_events & EPOLLIN) && (h->t->kind != PHYLLO_TRANSPORT_KERNEL ||
-					 h->q_n < h->q_cap || h->req_active))
+					 ((h->q_n < h->q_cap || h->req_active) &&
+					  !h->down_pending && !h->reset_pending)))
 		p[0].events |= POLLIN;
 	if (h->ep_events & EPOLLOUT)
 		p[0].events |= POLLOUT;
@@ -574,6 +581,10 @@ static int lib_take(struct phyllo *h, struct phyllo_message *m)
 		lib_message(m, &h->cur);
 		return 0;
 	}
+	if (h->down_pending) {
+		h->down_pending = false;
+		return -ENOLINK;
+	}
 	if (h->reset_pending) {
 		h->reset_pending = false;
 		return -ECONNRESET;
@@ -636,7 +647,10 @@ int phyllo_request(struct phyllo *h, const char *topic, const void *doc, size_t 
 		ret = h->t->service(h);
 		if (ret || h->req_done)
 			break;
-		if (h->reset_pending) {
+		if (h->down_pending) {
+			h->down_pending = false;
+			ret = -ENOLINK;
+		} else if (h->reset_pending) {
 			h->reset_pending = false;
 			ret = -ECONNRESET;
 		} else if (h->hungup) {

@@ -57,7 +57,10 @@ struct phyllo {
 	unsigned int q_head, q_n, q_cap;
 	uint64_t q_drops, filtered;
 	bool reset_pending, hungup, hup_reported;
-	uint32_t resets;
+	/* /dev/phylloN of a named link: went down (-ENOLINK to report), is
+	 * down (until the read that says it is up again) */
+	bool down_pending, down;
+	uint32_t resets, downs;
 	struct lib_sub subs[LIB_SUBS_MAX];
 	unsigned int n_subs;
 	struct lib_unit cur;		/* the unit phyllo_recv() returned */

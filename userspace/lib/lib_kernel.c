@@ -22,6 +22,11 @@
  *    empty read in K_BACKOFF_MAX units and a stream that speeds up is
  *    read first again soon.
  * Other callers read until the file is empty, as the epoll set wants.
+ *
+ * A named link's down and up (phyllo(4)) come as one read failing with
+ * ENOLINK, and later one with ECONNRESET. Reading stops at either until
+ * phyllo_recv() has reported it, so the application learns of the down,
+ * the up and the new session's units in the order the kernel gave them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -64,6 +69,23 @@ static void k_tried(struct phyllo *h, bool found)
 	h->k_ahead = found;
 }
 
+/* A read said the session ended: the link went down (ENOLINK), or it
+ * was reset or came up again (ECONNRESET). */
+static void k_event(struct phyllo *h, bool down)
+{
+	if (down) {
+		h->down_pending = true;
+		h->down = true;
+		h->downs++;
+	} else {
+		h->reset_pending = true;
+		h->down = false;
+		h->resets++;
+	}
+	if (h->k_one)
+		h->k_readable = false;
+}
+
 static int k_service(struct phyllo *h)
 {
 	uint8_t unit[LIB_UNIT_MAX];
@@ -73,7 +95,8 @@ static int k_service(struct phyllo *h)
 		phyllo_lib_io_events(h, EPOLLIN);
 	}
 	/* a request waits for its reply even past a full queue */
-	while (!h->hungup && h->k_readable && (h->q_n < h->q_cap || h->req_active)) {
+	while (!h->hungup && !h->down_pending && !h->reset_pending && h->k_readable &&
+	       (h->q_n < h->q_cap || h->req_active)) {
 		ssize_t n = read(h->io_fd, unit, sizeof(unit));
 
 		if (n > 0) {
@@ -100,12 +123,9 @@ static int k_service(struct phyllo *h)
 			k_tried(h, true);
 			continue;
 		}
-		if (n < 0 && errno == ECONNRESET) {
-			h->reset_pending = true;
-			h->resets++;
+		if (n < 0 && (errno == ECONNRESET || errno == ENOLINK)) {
+			k_event(h, errno == ENOLINK);
 			k_tried(h, true);
-			if (h->k_one)
-				h->k_readable = false;
 			continue;
 		}
 		/* 0: hung up or detached; any other error ends the link too */

@@ -11,7 +11,9 @@
  * ones past 2^32).
  * The kernel transport's system calls are counted on a stand-in for
  * /dev/phylloN: a SOCK_SEQPACKET socket (one read, one unit), whose
- * read(2), poll(2) and ioctl(2) this file wraps.
+ * read(2), write(2), poll(2) and ioctl(2) this file wraps. On it, a named
+ * link's down and up (a read failing with ENOLINK, then ECONNRESET; writes
+ * EAGAIN between) are translated into events, in order, the handle kept.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,6 +46,13 @@ static int fake_fd = -1;
 static unsigned int fake_reads, fake_empty, fake_polls;
 /* PHYLLO_IOC_GET_STATS64 answered (else ENOTTY, as a module from before it) */
 static bool fake_has_stats64;
+/* PHYLLO_IOC_GET_STATE's state; while it is PHYLLO_LINK_DOWN, writes fail
+ * with EAGAIN, as the kernel's do */
+static __u32 fake_state = PHYLLO_LINK_UP;
+/* One-byte units the "kernel" end writes for the errors a read returns
+ * (type bytes below 0x10 are never a unit's) */
+#define FAKE_ENOLINK 0x01
+#define FAKE_ECONNRESET 0x02
 
 #define FAKE_STATS (PHYLLO_STATS_FIELDS + LIB_GLUE_STATS)
 
@@ -72,9 +81,23 @@ ssize_t read(int fd, void *buf, size_t n)
 		__atomic_add_fetch(&fake_reads, 1, __ATOMIC_SEQ_CST);
 		if (r < 0 && err == EAGAIN)
 			__atomic_add_fetch(&fake_empty, 1, __ATOMIC_SEQ_CST);
+		if (r == 1 && (((uint8_t *)buf)[0] == FAKE_ENOLINK ||
+			       ((uint8_t *)buf)[0] == FAKE_ECONNRESET)) {
+			err = ((uint8_t *)buf)[0] == FAKE_ENOLINK ? ENOLINK : ECONNRESET;
+			r = -1;
+		}
 	}
 	errno = err;
 	return r;
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	if (is_fake(fd) && __atomic_load_n(&fake_state, __ATOMIC_SEQ_CST) == PHYLLO_LINK_DOWN) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return syscall(SYS_write, fd, buf, n);
 }
 
 int poll(struct pollfd *p, nfds_t n, int timeout)
@@ -118,6 +141,14 @@ int ioctl(int fd, unsigned long req, ...)
 		memcpy(arg, &st, sizeof(st));
 		return 0;
 	}
+	if (is_fake(fd) && req == PHYLLO_IOC_GET_STATE) {
+		struct phyllo_link_state ls = { 0 };
+
+		ls.state = __atomic_load_n(&fake_state, __ATOMIC_SEQ_CST);
+		ls.mtu = 252;
+		memcpy(arg, &ls, sizeof(ls));
+		return 0;
+	}
 	if (is_fake(fd)) {
 		errno = ENOTTY;
 		return -1;
@@ -155,6 +186,12 @@ static void fake_unit(int dev, unsigned int i)
 	uint8_t unit[2] = { 0x10, (uint8_t)i };
 
 	PTEST_EXPECT_EQ(write(dev, unit, sizeof(unit)), (ssize_t)sizeof(unit));
+}
+
+/* The next read of the stand-in fails with what (FAKE_ENOLINK, ...) */
+static void fake_event(int dev, uint8_t what)
+{
+	PTEST_EXPECT_EQ(write(dev, &what, 1), 1);
 }
 
 /* Two handles on a new socketpair, both sessions open. */
@@ -760,6 +797,108 @@ static void lib_stats64_on_the_kernel_falls_back_to_32_bits(void)
 	fake_close(h, dev);
 }
 
+/* A named link's down and up on /dev/phylloN: the units before, one
+ * -ENOLINK, one -ECONNRESET, the new session's units; in that order even
+ * when all of it is there before the first phyllo_recv(), and the handle
+ * goes on; phyllo_status() says down between. */
+static void lib_down_and_up_are_events_in_order(void)
+{
+	static const int want[] = { 0, 0, -ENOLINK, -ECONNRESET, 0, -EAGAIN };
+	struct phyllo_message m;
+	struct phyllo_status st;
+	int dev;
+	struct phyllo *h = fake_open(&dev);
+
+	fake_unit(dev, 1);
+	fake_unit(dev, 2);
+	fake_event(dev, FAKE_ENOLINK);
+	fake_event(dev, FAKE_ECONNRESET);
+	fake_unit(dev, 3);
+	/* a dispatch reads up to the down, not past it */
+	PTEST_EXPECT_EQ(phyllo_dispatch(h), 2);
+	for (unsigned int i = 0, unit = 1; i < sizeof(want) / sizeof(want[0]); i++) {
+		int ret = phyllo_recv(h, &m, 0);
+
+		if (ret != want[i])
+			PTEST_LOG("receive %u: %d, expected %d\n", i, ret, want[i]);
+		PTEST_EXPECT_EQ(ret, want[i]);
+		if (!ret)
+			PTEST_EXPECT_EQ(m.data[0], unit++);
+	}
+	__atomic_store_n(&fake_state, PHYLLO_LINK_DOWN, __ATOMIC_SEQ_CST);
+	PTEST_EXPECT_EQ(phyllo_status(h, &st), 0);
+	PTEST_EXPECT_EQ(st.state, PHYLLO_STATE_DOWN);
+	__atomic_store_n(&fake_state, PHYLLO_LINK_UP, __ATOMIC_SEQ_CST);
+	PTEST_EXPECT_EQ(phyllo_status(h, &st), 0);
+	PTEST_EXPECT_EQ(st.state, PHYLLO_STATE_UP);
+	PTEST_EXPECT(!strcmp(phyllo_strerror(-ENOLINK), "the link is down: its board went away; "
+			     "this named link comes back when the board does"));
+	fake_close(h, dev);
+}
+
+/* phyllo_fd() is readable while a down waits to be reported, and not
+ * after: the application's poll loop hears of it once. */
+static void lib_fd_is_readable_for_a_down(void)
+{
+	struct pollfd p;
+	struct phyllo_message m;
+	int dev;
+	struct phyllo *h = fake_open(&dev);
+
+	fake_event(dev, FAKE_ENOLINK);
+	p = (struct pollfd){ .fd = phyllo_fd(h), .events = POLLIN };
+	PTEST_EXPECT_EQ(poll(&p, 1, WAIT_MS), 1);
+	PTEST_EXPECT_EQ(phyllo_dispatch(h), 0);
+	p.revents = 0;
+	PTEST_EXPECT_EQ(poll(&p, 1, 0), 1);
+	PTEST_EXPECT_EQ(phyllo_recv(h, &m, 0), -ENOLINK);
+	PTEST_EXPECT_EQ(phyllo_recv(h, &m, 0), -EAGAIN);
+	p.revents = 0;
+	PTEST_EXPECT_EQ(poll(&p, 1, 0), 0);
+	fake_close(h, dev);
+}
+
+/* After ms, the stand-in link comes up again. */
+static void *fake_up_after(void *arg)
+{
+	usleep((useconds_t)(uintptr_t)arg * 1000);
+	__atomic_store_n(&fake_state, PHYLLO_LINK_UP, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Sends while the link is down: -EAGAIN without waiting on a
+ * non-blocking handle; a blocking one waits and sends once it is up.
+ * phyllo_wait_up() waits across the down, or times out. */
+static void lib_send_and_wait_up_wait_while_down(void)
+{
+	uint8_t unit[8];
+	int64_t t0;
+	pthread_t t;
+	int dev;
+	struct phyllo *h = fake_open(&dev);
+
+	h->flags |= PHYLLO_OPEN_NONBLOCK;
+	__atomic_store_n(&fake_state, PHYLLO_LINK_DOWN, __ATOMIC_SEQ_CST);
+	PTEST_EXPECT_EQ(phyllo_send(h, 0x10, "a", 1, 0), -EAGAIN);
+	PTEST_EXPECT_EQ(phyllo_wait_up(h, 50), -ETIMEDOUT);
+	h->flags &= ~PHYLLO_OPEN_NONBLOCK;
+	t0 = phyllo_lib_now_ms();
+	PTEST_EXPECT_EQ(pthread_create(&t, NULL, fake_up_after, (void *)(uintptr_t)300), 0);
+	PTEST_EXPECT_EQ(phyllo_send(h, 0x10, "b", 1, 0), 0);
+	PTEST_EXPECT(phyllo_lib_now_ms() - t0 >= 250);
+	pthread_join(t, NULL);
+	PTEST_EXPECT_EQ(read(dev, unit, sizeof(unit)), 2);
+	PTEST_EXPECT_EQ(unit[1], 'b');
+
+	__atomic_store_n(&fake_state, PHYLLO_LINK_DOWN, __ATOMIC_SEQ_CST);
+	t0 = phyllo_lib_now_ms();
+	PTEST_EXPECT_EQ(pthread_create(&t, NULL, fake_up_after, (void *)(uintptr_t)300), 0);
+	PTEST_EXPECT_EQ(phyllo_wait_up(h, WAIT_MS), 0);
+	PTEST_EXPECT(phyllo_lib_now_ms() - t0 >= 250);
+	pthread_join(t, NULL);
+	fake_close(h, dev);
+}
+
 static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_publish_reaches_subscriber),
 	PTEST_CASE(lib_subscriptions_filter_by_topic_and_type),
@@ -777,6 +916,9 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_stats_fold_counts_growth_across_the_wrap),
 	PTEST_CASE(lib_stats64_carry_past_2_32_on_a_tty),
 	PTEST_CASE(lib_stats64_on_the_kernel_falls_back_to_32_bits),
+	PTEST_CASE(lib_down_and_up_are_events_in_order),
+	PTEST_CASE(lib_fd_is_readable_for_a_down),
+	PTEST_CASE(lib_send_and_wait_up_wait_while_down),
 };
 
 PTEST_SUITE(phyllo_suite_lib, "phyllo_lib", lib_cases);
