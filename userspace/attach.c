@@ -8,12 +8,17 @@
  * this process, so that a service manager can start it again when the
  * board is back). Like ldattach, with phyllo's settings, a lock and clear
  * errors; it logs on stderr (the journal under systemd).
+ * With --name NAME the link is named (PHYLLO_IOC_TTY_ATTACH): when the tty
+ * hangs up it goes down, not away, and the next attach under NAME, on
+ * whatever tty, brings the same /dev/phylloN up again; this process ends
+ * as before, its service manager starts the next one.
  * `phyllo detach` stops it through the lock, or resets the discipline.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,25 +31,34 @@
 #include "dev.h"
 #include "hold.h"
 #include "link.h"
+#include "linkname.h"
 #include "ttylock.h"
 
 #include <linux/tty.h>
 #include "util.h"
 #include "phyllo.h"
 
+static int detach_link_tty(const char *dev, char *name, size_t len);
+
 struct attach_opts {
 	const char *tty;
+	const char *name;	/* --name: NULL for an unnamed link */
 	unsigned long baud, window, ldisc;
 	int preset;	/* -1: leave as is */
 	bool foreground;
 };
 
-#define ATTACH_USAGE_LINE "usage: phyllo attach TTY [-b N] [-p P] [-w N] [--ldisc N] [-f]\n"
+#define ATTACH_USAGE_LINE "usage: phyllo attach TTY [-n NAME] [-b N] [-p P] [-w N] [--ldisc N] [-f]\n"
 
 static void attach_usage(FILE *f)
 {
 	fputs(ATTACH_USAGE_LINE
-	      "Attach the phyllo line discipline to a serial port; prints /dev/phylloN.\n"
+	      "Attach the phyllo line discipline to a serial port; prints /dev/phylloN\n"
+	      "(and /dev/phyllo/NAME with --name).\n"
+	      "  -n, --name NAME     a named link: it outlives the tty (down, not gone, when\n"
+	      "                      unplugged) and comes back when NAME is attached again,\n"
+	      "                      on any tty; 1-31 of A-Z a-z 0-9 . _ : @ + -; @serial:\n"
+	      "                      the board's USB serial number (unnamed if it has none)\n"
 	      "  -b, --baud N        line speed (default 115200)\n"
 	      "  -p, --preset P      minimal | reduced | standard (default: the module's)\n"
 	      "  -w, --window N      send window 1..8 (standard preset)\n"
@@ -57,6 +71,19 @@ static void attach_usage(FILE *f)
 }
 
 
+/* --name @serial: the board's serial number, or no name (said why). */
+static const char *attach_serial(const char *tty)
+{
+	static char name[PHYLLO_NAME_MAX];
+
+	if (!linkname_serial(tty, name, sizeof(name)))
+		return name;
+	fprintf(stderr, "phyllo attach: %s: no USB serial number that makes a name (not a "
+		"USB board, none, or longer than %d bytes): the link is unnamed\n", tty,
+		PHYLLO_NAME_MAX - 1);
+	return NULL;
+}
+
 static void attach_parse(struct attach_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -65,22 +92,25 @@ static void attach_parse(struct attach_opts *o, int argc, char **argv)
 		{ "window", required_argument, NULL, 'w' },
 		{ "ldisc", required_argument, NULL, 'l' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "name", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char why[96];
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->baud = 115200;
 	o->preset = -1;
 	o->ldisc = N_DEVELOPMENT;
-	while ((c = getopt_long(argc, argv, "b:p:w:fh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:p:w:n:fh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o->baud = link_parse_baud("phyllo attach", optarg); break;
 		case 'p': o->preset = util_parse_preset(optarg); break;
 		case 'w': o->window = util_parse_num("--window", optarg, 1, 8); break;
 		case 'l': o->ldisc = util_parse_num("--ldisc", optarg, 1, 255); break;
 		case 'f': o->foreground = true; break;
+		case 'n': o->name = optarg; break;
 		case 'h': attach_usage(stdout); exit(0);
 		default: util_usage_hint("phyllo attach", ATTACH_USAGE_LINE);
 		}
@@ -92,6 +122,13 @@ static void attach_parse(struct attach_opts *o, int argc, char **argv)
 		util_usage_error("phyllo attach", ATTACH_USAGE_LINE, "name one serial port; "
 				 "'%s' is one too many", argv[optind + 1]);
 	o->tty = argv[optind];
+	if (o->name && !o->name[0])
+		o->name = NULL;		/* --name= (an empty setting): unnamed */
+	else if (o->name && !strcmp(o->name, LINKNAME_SERIAL))
+		o->name = attach_serial(o->tty);
+	else if (o->name && linkname_check(o->name, why, sizeof(why)))
+		util_usage_error("phyllo attach", ATTACH_USAGE_LINE, "--name '%s': %s", o->name,
+				 why);
 }
 
 /* Set the discipline; say what to do when it fails. */
@@ -112,6 +149,40 @@ static int attach_ldisc(int fd, const struct attach_opts *o)
 	else
 		fprintf(stderr, "phyllo attach: cannot attach line discipline %lu to %s: %s\n",
 			o->ldisc, o->tty, strerror(errno));
+	return -1;
+}
+
+/*
+ * --name: the tty's link takes the name, or the tty moves to the down
+ * link of that name (then TTY_UNIT tells its N). Say why when not.
+ */
+static int attach_name(int fd, const struct attach_opts *o)
+{
+	struct phyllo_attach a;
+	char dev[32], holder[64];
+	int unit;
+
+	if (!o->name)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	memcpy(a.name, o->name, strlen(o->name));
+	if (ioctl(fd, PHYLLO_IOC_TTY_ATTACH, &a) == 0)
+		return 0;
+	if (errno == EBUSY) {
+		unit = linkname_unit(LINKNAME_SYSFS, o->name);
+		snprintf(dev, sizeof(dev), "phyllo%d", unit);
+		fprintf(stderr, "phyllo attach: a link named '%s' is up on another tty", o->name);
+		if (unit >= 0 && !detach_link_tty(dev, holder, sizeof(holder)) && holder[0])
+			fprintf(stderr, " (%s, /dev/phyllo%d)", holder, unit);
+		fprintf(stderr, ": two boards cannot share a name; detach it first, or give "
+			"this one another name ('phyllo list' shows them)\n");
+	} else if (errno == ENOTTY) {
+		fprintf(stderr, "phyllo attach: the loaded phyllo module knows no named links "
+			"(an older one): load the newer module, or attach without --name\n");
+	} else {
+		fprintf(stderr, "phyllo attach: %s: cannot name the link '%s': %s\n", o->tty,
+			o->name, strerror(errno));
+	}
 	return -1;
 }
 
@@ -155,20 +226,27 @@ static void attach_signal(int sig)
 
 /* Hold the tty until told to stop (then back to the normal discipline)
  * or until it hangs up. */
-static int attach_hold(int fd, const char *tty, __u32 unit)
+static int attach_hold(int fd, const struct attach_opts *o, __u32 unit)
 {
+	const char *tty = o->tty;
 	struct sigaction sa = { .sa_handler = attach_signal };
 	int n_tty = 0;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (hold_tty(fd, &attach_stop) == HOLD_HUNGUP) {
+	enum hold_end end = hold_tty(fd, &attach_stop);
+
+	if (end == HOLD_HUNGUP && o->name) {
+		fprintf(stderr, "phyllo attach: %s hung up (unplugged?): /dev/phyllo%u (%s) is "
+			"down until '%s' is attached again\n", tty, unit, o->name, o->name);
+	} else if (end == HOLD_HUNGUP) {
 		fprintf(stderr, "phyllo attach: %s hung up (unplugged?): /dev/phyllo%u is gone\n",
 			tty, unit);
 	} else {
 		ioctl(fd, TIOCSETD, &n_tty);
-		fprintf(stderr, "phyllo attach: detached /dev/phyllo%u from %s\n", unit, tty);
+		fprintf(stderr, "phyllo attach: detached /dev/phyllo%u from %s%s\n", unit, tty,
+			o->name ? " (the named link is down, its open files kept)" : "");
 	}
 	ttylock_release();
 	close(fd);
@@ -197,8 +275,8 @@ static void fd_null_stdio(void)
  */
 static int attach_run(const struct attach_opts *o, int ready)
 {
+	int fd, n_tty = 0;
 	__u32 unit;
-	int fd;
 
 	fd = link_open_tty("phyllo attach", o->tty, O_RDWR);
 	if (fd < 0 || ttylock_take(fd, o->tty, "phyllo attach"))
@@ -206,14 +284,16 @@ static int attach_run(const struct attach_opts *o, int ready)
 	if (link_tty_raw(fd, o->baud)) {
 		fprintf(stderr, "phyllo attach: %s: cannot set raw mode at %lu baud: %s\n",
 			o->tty, o->baud, strerror(errno));
-		ttylock_release();
-		return 1;
+		goto fail;
 	}
-	if (attach_ldisc(fd, o) || dev_ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit, o->tty) ||
-	    attach_configure(unit, o)) {
-		ttylock_release();
-		return 1;
+	if (attach_ldisc(fd, o))
+		goto fail;
+	if (attach_name(fd, o)) {
+		ioctl(fd, TIOCSETD, &n_tty);
+		goto fail;
 	}
+	if (dev_ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit, o->tty) || attach_configure(unit, o))
+		goto fail;
 	/*
 	 * Exclusive: while attached, other opens of the tty fail with EBUSY
 	 * (but with CAP_SYS_ADMIN), so no program of a user in dialout can
@@ -223,10 +303,12 @@ static int attach_run(const struct attach_opts *o, int ready)
 		fprintf(stderr, "phyllo attach: %s: TIOCEXCL: %s (other programs may "
 			"still open it)\n", o->tty, strerror(errno));
 	printf("/dev/phyllo%u\n", unit);
+	if (o->name)
+		printf("/dev/phyllo/%s\n", o->name);
 	fflush(stdout);
 	if (o->foreground)
-		fprintf(stderr, "phyllo attach: %s is /dev/phyllo%u (pid %d)\n", o->tty, unit,
-			(int)getpid());
+		fprintf(stderr, "phyllo attach: %s is /dev/phyllo%u%s%s (pid %d)\n", o->tty, unit,
+			o->name ? ", named " : "", o->name ? o->name : "", (int)getpid());
 	if (ready >= 0) {
 		setsid();
 		/* let $(phyllo attach ...) in a script see end of output */
@@ -235,7 +317,10 @@ static int attach_run(const struct attach_opts *o, int ready)
 			return 1;
 		close(ready);
 	}
-	return attach_hold(fd, o->tty, unit);
+	return attach_hold(fd, o, unit);
+fail:
+	ttylock_release();
+	return 1;
 }
 
 int attach_main(int argc, char **argv)
@@ -269,13 +354,21 @@ int attach_main(int argc, char **argv)
 	return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 1;
 }
 
-/* The tty NAME of /dev/phylloN (or phylloN) from sysfs; 0 or -1. */
+/* The tty NAME of /dev/phylloN (or phylloN, or /dev/phyllo/LINKNAME, or
+ * LINKNAME) from sysfs; 0 or -1. */
 static int detach_link_tty(const char *dev, char *name, size_t len)
 {
-	const char *base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	char path[300];
+	char path[300], buf[300], real[PATH_MAX];
+	const char *base;
 	FILE *f;
 	int ret = -1;
+
+	dev = linkname_resolve(dev, buf, sizeof(buf));
+	if (realpath(dev, real))
+		dev = real;
+	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	if (strlen(base) > 64)
+		return -1;
 
 	snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base);
 	f = fopen(path, "r");
@@ -348,7 +441,7 @@ static int detach_ldisc(const char *tty)
 
 int detach_main(int argc, char **argv)
 {
-	static const char usage[] = "usage: phyllo detach TTY|/dev/phylloN\n"
+	static const char usage[] = "usage: phyllo detach TTY|/dev/phylloN|NAME\n"
 		"Detach a link: stop the 'phyllo attach' that holds it (found through the\n"
 		"tty's lock), or else put the tty back to the normal line discipline.\n";
 	char name[64], tty[80];
@@ -366,7 +459,8 @@ int detach_main(int argc, char **argv)
 	if (argc > 2)
 		util_usage_error("phyllo detach", usage, "name one link; '%s' is one too many",
 				 argv[2]);
-	is_dev = !strncmp(argv[1], "/dev/phyllo", 11) || !strncmp(argv[1], "phyllo", 6);
+	is_dev = !strncmp(argv[1], "/dev/phyllo", 11) || !strncmp(argv[1], "phyllo", 6) ||
+		 linkname_resolve(argv[1], tty, sizeof(tty)) != argv[1];
 	if (is_dev && access("/sys/module/phyllo", F_OK)) {
 		fprintf(stderr, "phyllo detach: the phyllo module is not loaded: no link to "
 			"detach\n");

@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "dev.h"
+#include "linkname.h"
 #include "ttylock.h"
 
 /* Why path (a /dev/phylloN) could not be opened: errno says. */
@@ -228,12 +229,40 @@ static void dev_explain_busy(const char *who, const char *path)
 
 int dev_open(const char *path, int flags)
 {
-	int fd = open(path, flags | O_CLOEXEC);
+	char buf[300];
+	int fd;
+
+	path = linkname_resolve(path, buf, sizeof(buf));
+	fd = open(path, flags | O_CLOEXEC);
 
 	if (fd >= 0)
 		return fd;
 	dev_explain(path);
 	return -1;
+}
+
+int dev_link_event(struct dev_events *ev, struct phyllo *h, const char *who, const char *name,
+		   int err)
+{
+	struct phyllo_status s;
+
+	if (err == -ENOLINK) {
+		ev->down = true;
+		fprintf(stderr, "%s: %s: link down (its board went away); waiting for it to come "
+			"back\n", who, name);
+		return 0;
+	}
+	if (err != -ECONNRESET)
+		return -1;
+	memset(&s, 0, sizeof(s));
+	phyllo_status(h, &s);
+	if (ev->down)
+		fprintf(stderr, "%s: %s: link up, session %u\n", who, name, s.session);
+	else
+		fprintf(stderr, "%s: %s: session reset (the far end restarted), session %u; "
+			"continuing\n", who, name, s.session);
+	ev->down = false;
+	return 0;
 }
 
 const char *dev_name(const struct dev_spec *spec)
@@ -246,8 +275,11 @@ struct phyllo *dev_open_link(const struct dev_spec *spec, const char *who)
 	struct phyllo_options o;
 	struct phyllo *h;
 	const char *path = dev_name(spec);
+	char buf[300];
 	int ret;
 
+	if (!spec->tty)
+		path = linkname_resolve(path, buf, sizeof(buf));
 	phyllo_options_init(&o);
 	o.transport = spec->tty ? PHYLLO_TRANSPORT_TTY : PHYLLO_TRANSPORT_KERNEL;
 	o.baud = spec->baud;

@@ -16,7 +16,8 @@
 
 #define DEV_DEFAULT "/dev/phyllo0"
 
-/* Where a command's link is: -d DEV (kernel) or --tty TTY (userspace). */
+/* Where a command's link is: -d DEV (kernel; a bare NAME is the named
+ * link's, linkname.h) or --tty TTY (userspace). */
 struct dev_spec {
 	const char *dev;	/* default DEV_DEFAULT */
 	const char *tty;	/* set: the protocol runs in this process */
@@ -41,6 +42,17 @@ pid_t dev_tty_holder(const char *path, char *cmd, size_t len);
  * fuser finds it; the far end of a pty, which holds its master, is not
  * one): its pid (0: none) and its command line into cmd. */
 pid_t dev_tty_other(const char *path, char *cmd, size_t len);
+/*
+ * A named link's down and up, and session resets, as a client reports
+ * them on stderr and rides over them: -ENOLINK "WHO: NAME: link down ...",
+ * -ECONNRESET "WHO: NAME: link up, session N" after a down, else "session
+ * reset ...". 0 when err was one of them (go on), -1 otherwise.
+ */
+struct dev_events {
+	bool down;		/* the last event was a down */
+};
+int dev_link_event(struct dev_events *ev, struct phyllo *h, const char *who, const char *name,
+		   int err);
 /* The path spec names (for messages). */
 const char *dev_name(const struct dev_spec *spec);
 

@@ -27,6 +27,7 @@
 #include "lib.h"
 #include "json.h"
 #include "link.h"
+#include "linkname.h"
 #include "ttylock.h"
 #include "util.h"
 #include "phyllo.h"
@@ -37,9 +38,9 @@
 
 static const char *state_name(__u32 state)
 {
-	static const char *const names[] = { "connecting", "up", "hung-up" };
+	static const char *const names[] = { "connecting", "up", "hung-up", "down" };
 
-	return state < 3 ? names[state] : "?";
+	return state < 4 ? names[state] : "?";
 }
 
 /* Common option parsing for the small commands. */
@@ -256,47 +257,74 @@ static int ioctl_state(int fd, struct phyllo_link_state *st)
 	return ioctl(fd, PHYLLO_IOC_GET_STATE, st);
 }
 
-/* One line of `phyllo list` for /sys/class/phyllo/NAME. */
-static void list_one(const char *name, bool json, bool first)
+/* A named link's time down, for a table: "down 42s", "down 3m07s". */
+static const char *list_down_for(char *buf, size_t len, __u32 ms)
+{
+	__u32 s = ms / 1000;
+
+	if (s < 60)
+		snprintf(buf, len, "down %us", s);
+	else if (s < 3600)
+		snprintf(buf, len, "down %um%02us", s / 60, s % 60);
+	else
+		snprintf(buf, len, "down %uh%02um", s / 3600, s / 60 % 60);
+	return buf;
+}
+
+/* One line of `phyllo list` for /sys/class/phyllo/DEV. A down link has
+ * no tty (sysfs says "" or nothing). */
+static void list_one(const char *dev, bool json, bool first)
 {
 	struct phyllo_link_state st;
-	char path[300], tty[64] = "?", pidtext[16];
+	char path[300], tty[64] = "?", pidtext[16], name[PHYLLO_NAME_MAX + 2], state[24];
 	FILE *f;
-	pid_t pid;
+	pid_t pid = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", name);
+	snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", dev);
 	f = fopen(path, "r");
 	if (f) {
 		if (!fgets(tty, sizeof(tty), f))
-			strcpy(tty, "?");
+			tty[0] = 0;
 		tty[strcspn(tty, "\n")] = 0;
 		fclose(f);
 	}
-	snprintf(path, sizeof(path), "/dev/%s", name);
+	linkname_of(LINKNAME_SYSFS, dev, name, sizeof(name));
+	snprintf(path, sizeof(path), "/dev/%s", dev);
 	memset(&st, 0, sizeof(st));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || ioctl_state(fd, &st))
 		st.state = 99;
 	if (fd >= 0)
 		close(fd);
-	pid = ttylock_owner(tty);
-	snprintf(pidtext, sizeof(pidtext), pid ? "%d" : "-", (int)pid);
-	if (json)
-		printf("%s{\"device\":\"%s\",\"tty\":\"%s\",\"state\":\"%s\",\"session\":%u,"
-		       "\"preset\":\"%s\",\"mtu\":%u,\"attach_pid\":%s}", first ? "" : ",", path,
-		       tty, state_name(st.state), st.session, util_preset_name((uint8_t)st.preset),
-		       st.mtu, pid ? pidtext : "null");
+	if (st.state == PHYLLO_LINK_DOWN || !tty[0])
+		strcpy(tty, "-");
 	else
-		printf("%-14s %-12s %-11s %7u %-9s %4u %7s\n", path, tty, state_name(st.state),
-		       st.session, util_preset_name((uint8_t)st.preset), st.mtu, pidtext);
+		pid = ttylock_owner(tty);
+	snprintf(pidtext, sizeof(pidtext), pid ? "%d" : "-", (int)pid);
+	snprintf(state, sizeof(state), "%s", state_name(st.state));
+	if (json) {
+		printf("%s{\"device\":\"%s\",\"tty\":\"%s\",\"state\":\"%s\",\"session\":%u,"
+		       "\"preset\":\"%s\",\"mtu\":%u,\"attach_pid\":%s,\"name\":", first ? "" : ",",
+		       path, tty, state, st.session, util_preset_name((uint8_t)st.preset), st.mtu,
+		       pid ? pidtext : "null");
+		phyllo_json_put_string(stdout, (const uint8_t *)name, strlen(name));
+		printf(",\"downs\":%u,\"down_ms\":%u}", st.downs,
+		       st.state == PHYLLO_LINK_DOWN ? st.down_ms : 0);
+		return;
+	}
+	if (st.state == PHYLLO_LINK_DOWN)
+		list_down_for(state, sizeof(state), st.down_ms);
+	printf("%-14s %-12s %-11s %7u %-9s %4u %7s %s\n", path, tty, state, st.session,
+	       util_preset_name((uint8_t)st.preset), st.mtu, pidtext, name[0] ? name : "-");
 }
 
 int list_main(int argc, char **argv)
 {
 	static const char usage[] = "usage: phyllo list [-j]\n"
-		"Show the attached links: device, tty, state, session, preset, MTU, and the\n"
-		"pid of the 'phyllo attach' holding the tty ('-': none, e.g. ldattach).\n"
+		"Show the links: device, tty, state, session, preset, MTU, the pid of the\n"
+		"'phyllo attach' holding the tty ('-': none, e.g. ldattach) and the name of\n"
+		"a named link; one whose board went away shows 'down' and for how long.\n"
 		"  -j, --json         one JSON array\n";
 	struct small_opts o;
 	struct dirent *de;
@@ -316,8 +344,8 @@ int list_main(int argc, char **argv)
 	if (o.json)
 		printf("[");
 	else
-		printf("%-14s %-12s %-11s %7s %-9s %4s %7s\n", "DEVICE", "TTY", "STATE", "SESSION",
-		       "PRESET", "MTU", "PID");
+		printf("%-14s %-12s %-11s %7s %-9s %4s %7s %s\n", "DEVICE", "TTY", "STATE",
+		       "SESSION", "PRESET", "MTU", "PID", "NAME");
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "phyllo", 6))
 			continue;
@@ -457,7 +485,11 @@ static void print_message(const struct phyllo_message *m, bool json)
 	fflush(stdout);
 }
 
-/* A failed receive, said once: 1 to stop, 0 to go on (a session reset). */
+/* The events sub and pub have seen (dev_link_event()). */
+static struct dev_events recv_events;
+
+/* A failed receive, said once: 1 to stop, 0 to go on (a session reset, a
+ * named link down or up again). */
 static int recv_error(const struct small_opts *o, int err, const char *who,
 		      const struct diag *d, struct phyllo *h, enum diag_wait wait,
 		      const char *topic)
@@ -469,13 +501,12 @@ static int recv_error(const struct small_opts *o, int err, const char *who,
 	} else if (err == -EPIPE) {
 		fprintf(stderr, "%s: %s: the link was detached or hung up\n", who,
 			dev_name(&o->link));
-	} else if (err == -ECONNRESET) {
-		fprintf(stderr, "%s: %s: session reset (the far end restarted); continuing\n",
-			who, dev_name(&o->link));
+	} else if (!dev_link_event(&recv_events, h, who, dev_name(&o->link), err)) {
+		return 0;
 	} else {
 		fprintf(stderr, "%s: %s: %s\n", who, dev_name(&o->link), phyllo_strerror(err));
 	}
-	return err == -ECONNRESET ? 0 : 1;
+	return 1;
 }
 
 /* SIGINT or SIGTERM: sub stops, closing the link as it should (the owed
@@ -546,13 +577,24 @@ static void pub_check_size(int n, const char *topic, int mtu, const char *preset
 	exit(2);
 }
 
-/* Publish and wait for the acknowledgement: 0, or 1 after saying why. */
+/*
+ * Publish and wait for the acknowledgement: 0, or 1 after saying why. A
+ * named link that is down is waited for (the send waits in libphyllo);
+ * a send refused because the session ended meanwhile is sent again.
+ */
 static int pub_send(struct phyllo *h, const struct small_opts *o, const char *topic,
 		    const uint8_t *doc, int n, const struct diag *d)
 {
-	int ret = phyllo_publish_doc(h, topic, PHYLLO_FORMAT_MSGPACK, (uint8_t)o->schema, doc,
-				     (size_t)n, o->unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
+	struct phyllo_status s;
+	int ret, tries = 0;
 
+	if (!phyllo_status(h, &s) && s.state == PHYLLO_STATE_DOWN)
+		dev_link_event(&recv_events, h, "phyllo pub", dev_name(&o->link), -ENOLINK);
+	do
+		ret = phyllo_publish_doc(h, topic, PHYLLO_FORMAT_MSGPACK, (uint8_t)o->schema, doc,
+					 (size_t)n, o->unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
+	while (ret == -ECONNRESET && tries++ < 2 &&
+	       !dev_link_event(&recv_events, h, "phyllo pub", dev_name(&o->link), ret));
 	if (!ret)
 		ret = phyllo_flush(h, (int)o->timeout_s * 1000);
 	if (ret == -ETIMEDOUT) {

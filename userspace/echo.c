@@ -146,6 +146,28 @@ static struct phyllo *echo_open(struct echo_opts *o)
 	return h;
 }
 
+static struct dev_events echo_events;
+
+/* A session reset, or a named link down or up again (err): what the
+ * stack still holds unsent goes out again; what was in flight when the
+ * session ended will not come back (counted once, at the down or at a
+ * reset). */
+static void echo_reset(struct phyllo *h, struct client *c, const struct echo_opts *o, int err)
+{
+	struct phyllo_status s;
+	bool was_down = echo_events.down;
+	uint64_t lost;
+
+	fputc('\n', stderr);
+	dev_link_event(&echo_events, h, "phyllo echo", dev_name(&o->link), err);
+	if (was_down && err == -ECONNRESET)
+		return;		/* counted at the down */
+	phyllo_status(h, &s);
+	lost = client_reset(c, s.tx_in_flight);
+	fprintf(stderr, "phyllo echo: %s: %llu echoes will not come back\n", dev_name(&o->link),
+		(unsigned long long)lost);
+}
+
 /* Send while the window and the link allow. */
 static int echo_write(struct phyllo *h, struct client *c, const struct echo_opts *o)
 {
@@ -161,6 +183,10 @@ static int echo_write(struct phyllo *h, struct client *c, const struct echo_opts
 		}
 		if (ret == -EAGAIN)
 			return 0;
+		if (ret == -ECONNRESET) {	/* not sent: the session ended first */
+			echo_reset(h, c, o, ret);
+			continue;
+		}
 		if (ret == -EPIPE)
 			fprintf(stderr, "\nphyllo echo: %s: the link was detached or hung up\n",
 				dev_name(&o->link));
@@ -171,18 +197,6 @@ static int echo_write(struct phyllo *h, struct client *c, const struct echo_opts
 		return -1;
 	}
 	return 0;
-}
-
-/* A session reset: what the stack still holds unsent goes out again. */
-static void echo_reset(struct phyllo *h, struct client *c, const struct echo_opts *o)
-{
-	struct phyllo_status s;
-	uint64_t lost;
-
-	phyllo_status(h, &s);
-	lost = client_reset(c, s.tx_in_flight);
-	fprintf(stderr, "\nphyllo echo: %s: session reset (the peer restarted): %llu echoes "
-		"will not come back\n", dev_name(&o->link), (unsigned long long)lost);
 }
 
 static int echo_read(struct phyllo *h, struct client *c, const struct echo_opts *o)
@@ -198,8 +212,8 @@ static int echo_read(struct phyllo *h, struct client *c, const struct echo_opts 
 		}
 		if (ret == -EAGAIN)
 			return 0;
-		if (ret == -ECONNRESET) {
-			echo_reset(h, c, o);
+		if (ret == -ECONNRESET || ret == -ENOLINK) {
+			echo_reset(h, c, o, ret);
 			continue;
 		}
 		if (ret == -EPIPE)

@@ -69,10 +69,12 @@ libphyllo: $(LIB_SO) $(HOST)/libphyllo.a
 
 CHECK_TARGETS += test-userspace
 .PHONY: test-userspace
-test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-fault $(HOST)/test-hold
+test-userspace: deps-core $(HOST)/phyllo-san $(HOST)/test-json $(HOST)/test-fault $(HOST)/test-hold \
+		$(HOST)/test-linkname
 	$(HOST)/test-json
 	$(HOST)/test-fault
 	$(HOST)/test-hold
+	$(HOST)/test-linkname
 	tests/userspace/test-cli.sh $(HOST)/phyllo-san
 	tests/userspace/test-safety.sh $(HOST)/phyllo-san
 	tests/userspace/test-tty.sh $(HOST)/phyllo-san
@@ -94,6 +96,12 @@ $(HOST)/test-hold: userspace/hold.c userspace/hold.h userspace/ttylock.c userspa
 	$(CC) $(HOST_CFLAGS) -Iuserspace -Iuserspace/lib -Iuserspace/include $(TEST_INC) \
 		userspace/hold.c userspace/ttylock.c userspace/lib/lib_lock.c \
 		userspace/tests/test_hold.c tests/ptest.c -o $@ -lpthread
+
+$(HOST)/test-linkname: userspace/linkname.c userspace/linkname.h userspace/tests/test_linkname.c \
+		tests/ptest.c tests/ptest.h
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Iuserspace -Iuapi $(TEST_INC) userspace/linkname.c \
+		userspace/tests/test_linkname.c tests/ptest.c -o $@
 
 $(HOST)/test-json: userspace/lib/json.c userspace/lib/json.h userspace/tests/test_json.c \
 		core/phyllo_msgpack.c $(CORE_HDR) | deps-core

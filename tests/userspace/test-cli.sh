@@ -47,6 +47,11 @@ expect_err "echo: bad window" "not a number" echo -w 0
 expect_err "attach: no tty" "name one serial port" attach
 expect_err "attach: no such tty" "cannot open /dev/nonexistent" attach /dev/nonexistent
 expect_err "attach: not a tty" "not a tty" attach /dev/null
+# --name is checked before anything is opened, each rule said
+expect_err "attach: name with a space" "byte 2 (0x20)" attach --name "a b" /dev/null
+expect_err "attach: name of udev's" "udev's" attach -n by-tty /dev/null
+expect_err "attach: name too long" "1 to 31 bytes" attach -n 12345678901234567890123456789012 /dev/null
+expect_err "attach: name's first byte" "starts with a letter or a digit" attach -n _x /dev/null
 # A real pty, but no line discipline 29 registered on this kernel.
 "$bin" peer --echo --pty "$dir/pty" >/dev/null 2>&1 &
 peer_pid=$!
