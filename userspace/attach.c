@@ -367,10 +367,8 @@ static int detach_link_tty(const char *dev, char *name, size_t len)
 	if (realpath(dev, real))
 		dev = real;
 	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	if (strlen(base) > 64)
+	if (snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base) >= (int)sizeof(path))
 		return -1;
-
-	snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

@@ -32,6 +32,13 @@
  *  3. Nothing from the broker is published back: the only topics taken
  *     from the bridge's own namespace are its commands, and it never
  *     publishes under cmd/.
+ *  7. A named link whose board goes away is down, not gone: the bridge
+ *     keeps its file and its broker session, publishes the link's state
+ *     on <prefix>/<name>/bridge/link ("up", "down"; "gone" when an
+ *     unnamed link hung up), retained, at each change and each
+ *     connection, and an event. Commands meanwhile wait in their bounded
+ *     queue, then in the broker (as with a slow board); a command the
+ *     kernel refused because the session ended is sent again.
  *  4. SIGTERM or SIGINT: both queues are flushed for up to exit_timeout
  *     seconds, what remains is counted and said, "offline" is published
  *     (retained; it is the will too) and the counters are printed.
@@ -71,7 +78,7 @@
 	X(board_rx) X(board_tx) X(mqtt_tx) X(mqtt_rx) X(queue) X(inflight) X(queue_dropped) \
 	X(down_queue) X(down_dropped) X(bad_json) X(oversize) X(bad_doc) X(bad_topic) \
 	X(unmatched) X(retained_dropped) X(refused) X(sub_refused) X(connects) X(disconnects) \
-	X(link_resets) \
+	X(link_resets) X(link_downs) \
 	X(exit_unsent) X(exit_undelivered)
 
 struct counters {
@@ -89,6 +96,7 @@ struct bridge {
 	struct phyllo_bridge_queue up, down;
 	struct counters n;
 	bool connected, fatal, stopping, hungup, verbose;
+	bool link_down;			/* a named link down (rule 7) */
 	int64_t next_try, next_stats, deadline;
 	unsigned int backoff_ms, inflight;
 	/* the connection attempt: its start (0: none under way), whether its
@@ -101,6 +109,7 @@ struct bridge {
 	int exit_code;
 	char t_status[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], t_stats[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
 	char t_event[PHYLLO_BRIDGE_MQTT_TOPIC_MAX], t_cmd[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
+	char t_link[PHYLLO_BRIDGE_MQTT_TOPIC_MAX];
 	char last_log[512];
 	int sub_mid[PHYLLO_BRIDGE_IMPORTS_MAX + 1];
 	int offline_mid;
@@ -241,6 +250,18 @@ static void ha_announce(struct bridge *b)
 	}
 }
 
+/* The link's state, retained (rule 7): now, if connected; on_connect()
+ * says it again at every connection. */
+static void link_state_publish(struct bridge *b)
+{
+	const char *st = b->hungup ? "gone" : b->link_down ? "down" : "up";
+	int mid;
+
+	if (b->connected &&
+	    !mosquitto_publish(b->mq, &mid, b->t_link, (int)strlen(st), st, 1, true))
+		mid_track(b, mid, MID_OWN, b->t_link);
+}
+
 static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		       const mosquitto_property *props)
 {
@@ -273,6 +294,7 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 		mid_track(b, mid, MID_OWN, b->t_status);
 		b->status_mid = mid;
 	}
+	link_state_publish(b);
 	ha_announce(b);
 	/* MQTT 5: the broker's retained messages only when the subscription is
 	 * new, not again at each reconnect of the session (3.1.1 has no way to
@@ -619,18 +641,34 @@ static void board_recv(struct bridge *b)
 			return;
 		if (rc == 0) {
 			board_message(b, &m);
+		} else if (rc == -ENOLINK) {
+			b->n.link_downs++;
+			b->link_down = true;
+			say("the link is down (its board went away): waiting for it, commands "
+			    "queued");
+			snprintf(ev, sizeof(ev), "{\"event\":\"link-down\",\"downs\":%lu}",
+				 b->n.link_downs);
+			event_push(b, ev);
+			link_state_publish(b);
 		} else if (rc == -ECONNRESET) {
 			b->n.link_resets++;
 			phyllo_status(b->h, &st);
-			say("the link's session was reset (the board restarted or the line was "
-			    "lost): units in flight may be lost");
-			snprintf(ev, sizeof(ev), "{\"event\":\"link-reset\",\"resets\":%lu,"
-				 "\"session\":%u}", b->n.link_resets, st.session);
+			say(b->link_down ? "the link is up again, session %u" :
+			    "the link's session was reset (the board restarted or the line was "
+			    "lost): units in flight may be lost (session %u)", st.session);
+			snprintf(ev, sizeof(ev), "{\"event\":\"%s\",\"resets\":%lu,"
+				 "\"session\":%u}", b->link_down ? "link-up" : "link-reset",
+				 b->n.link_resets, st.session);
 			event_push(b, ev);
+			if (b->link_down) {
+				b->link_down = false;
+				link_state_publish(b);
+			}
 		} else {
 			say("the link %s: %s", b->c.link, phyllo_strerror(rc));
 			event_push(b, "{\"event\":\"link-lost\"}");
 			b->hungup = true;
+			link_state_publish(b);
 			b->exit_code = 1;
 			if (!b->stopping) {
 				b->stopping = true;
@@ -672,9 +710,11 @@ static void board_send(struct bridge *b)
 		rc = phyllo_publish(b->h, m->topic, m->payload, m->len,
 				    b->c.unreliable ? PHYLLO_MSG_UNRELIABLE : 0);
 		if (rc == -EAGAIN)
-			return;
+			return;		/* a full window, or the link down */
 		if (rc == -EPIPE)
 			return;	/* board_recv() says it */
+		if (rc == -ECONNRESET)
+			continue;	/* not sent: the session ended first; again */
 		if (rc < 0) {
 			if (often(++b->n.oversize))
 				say("a message for board topic '%s' not sent: %s", m->topic,
@@ -733,7 +773,9 @@ static int poll_timeout(const struct bridge *b, int64_t now)
 		t = b->next_stats;
 	if (b->stopping && b->deadline < t)
 		t = b->deadline;
-	if (b->down.count)	/* the kernel says nothing when its window opens */
+	/* the kernel says nothing when its window opens (nor when a down
+	 * link comes up: then once a second is soon enough) */
+	if (b->down.count && !b->link_down)
 		t = now + 5 < t ? now + 5 : t;
 	return t > now ? (int)(t - now) : 0;
 }
@@ -871,6 +913,7 @@ static void dry_run(const struct bridge *b)
 		       c->imports[i].topic, retained);
 	printf("status    %s: online, offline (retained; offline is the will)\n", b->t_status);
 	printf("stats     %s (retained, every %u s)\n", b->t_stats, c->stats_interval);
+	printf("link      %s: up, down, gone (retained)\n", b->t_link);
 	printf("events    %s (QoS 1)\n", b->t_event);
 	printf("queue     %u messages while the broker is away, %u in flight\n", c->queue,
 	       c->inflight);
@@ -944,8 +987,29 @@ bad:
 	return -1;
 }
 
+/* A named link's name (sysfs), the same whatever tty carries it: true
+ * when the link has one. */
+static bool link_name(const char *dev, struct phyllo_bridge_conf *c)
+{
+	char path[PATH_MAX], name[64] = "";
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "/sys/class/phyllo/%s/name", dev) >= (int)sizeof(path))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(name, sizeof(name), f))
+		name[0] = '\0';
+	fclose(f);
+	name[strcspn(name, "\n")] = '\0';
+	if (name[0])
+		phyllo_bridge_name_from_link(name, c->name, sizeof(c->name));
+	return name[0] != '\0';
+}
+
 /*
- * The default name: the by-id name of the link's serial device when udev
+ * The default name: a named link's name; else the by-id name of the link's serial device when udev
  * made one (/dev/serial/by-id/usb-...: the same board, whatever port and
  * order it comes up in), else what phyllo_bridge_conf_finish() takes, the
  * link's file name. /dev/phylloN is followed to its tty through sysfs.
@@ -961,7 +1025,9 @@ static void name_stable(struct phyllo_bridge_conf *c)
 	if (c->name[0] || !realpath(c->link, real))
 		return;
 	base = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
-	if (!strncmp(base, "phyllo", 6)) {
+	if (!strncmp(base, "phyllo", 6) && link_name(base, c)) {
+		return;
+	} else if (!strncmp(base, "phyllo", 6)) {
 		snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base);
 		f = fopen(path, "re");
 		if (!f)
@@ -1009,6 +1075,7 @@ static int bridge_setup(struct bridge *b, int argc, char **argv, bool *dry)
 	phyllo_bridge_topic(&b->c, "status", b->t_status, sizeof(b->t_status));
 	phyllo_bridge_topic(&b->c, "bridge/stats", b->t_stats, sizeof(b->t_stats));
 	phyllo_bridge_topic(&b->c, "bridge/event", b->t_event, sizeof(b->t_event));
+	phyllo_bridge_topic(&b->c, "bridge/link", b->t_link, sizeof(b->t_link));
 	phyllo_bridge_topic(&b->c, "cmd/#", b->t_cmd, sizeof(b->t_cmd));
 	if (phyllo_bridge_queue_init(&b->up, b->c.queue) ||
 	    phyllo_bridge_queue_init(&b->down, DOWN_QUEUE)) {
