@@ -21,8 +21,14 @@ Contract:
     waiting for another subscription's is kept (up to ``pending_max``) for
     the one it matches.
   * A session reset (the board restarted) raises SessionReset once from a
-    receive; iteration skips it. A hung-up or detached link raises HungUp
-    (an iteration just ends). A document that does not decode (malformed
+    receive; iteration skips it. A named link (/dev/phyllo/NAME, ``phyllo
+    attach --name``) whose board goes away raises LinkDown once, after
+    the messages received before; the Link stays open and usable, the
+    next receive waits for the board, and the first receive after it is
+    back raises LinkUp (a SessionReset: the new session). Iteration and
+    loop() skip both. A publish or send while the link is down waits for
+    it to come back, then goes out. An unnamed link that hangs up or is
+    detached raises HungUp (an iteration just ends). A document that does not decode (malformed
     MessagePack, a string that is not UTF-8) raises MalformedDocument, a
     PhylloError (EBADMSG) holding the Message, from the receive or the
     iteration it belongs to; the iteration goes on with the next message
@@ -63,7 +69,7 @@ except ImportError as _e:
 
 __version__ = "0.1.0"     # the release, as in debian/changelog
 __all__ = ["open", "Link", "Message", "Subscription", "PhylloError", "SessionReset",
-           "HungUp", "NoPeer", "MalformedDocument", "speeds", "version", "MINIMAL", "REDUCED", "STANDARD"]
+           "LinkDown", "LinkUp", "HungUp", "NoPeer", "MalformedDocument", "speeds", "version", "MINIMAL", "REDUCED", "STANDARD"]
 
 MINIMAL, REDUCED, STANDARD = 0, 1, 2
 PRESETS = {"minimal": MINIMAL, "reduced": REDUCED, "standard": STANDARD}
@@ -71,7 +77,8 @@ TRANSPORTS = {"auto": 0, "kernel": 1, "tty": 2}
 _OPEN_NONBLOCK = 0x1
 _OPEN_NO_HANDSHAKE = 0x2
 _MSG_UNRELIABLE = 0x1
-_STATE_UP, _STATE_HUNGUP = 1, 2
+_STATE_UP, _STATE_HUNGUP, _STATE_DOWN = 1, 2, 3
+_STATE_NAMES = {0: "connecting", 1: "up", 2: "hung-up", 3: "down"}
 TYPE_BUFFER = 0x10
 TYPE_PUBSUB = 0x60
 FORMAT_MSGPACK = 0x11
@@ -89,6 +96,19 @@ class PhylloError(OSError):
 class SessionReset(PhylloError):
     """The far end restarted or the link was lost: reliable messages in
     flight may have been lost. The link goes on with a new session."""
+
+
+class LinkDown(PhylloError):
+    """A named link's board went away (unplugged, reset into its
+    bootloader): raised once by a receive, after what was received before.
+    Not an end: the Link stays open; carry on, and receive waits for the
+    board to come back (then LinkUp). errno ENOLINK."""
+
+
+class LinkUp(SessionReset):
+    """A named link is up again after LinkDown, with a new session: raised
+    once by a receive, then its messages follow. A SessionReset, so code
+    that handles resets handles it too. errno ECONNRESET."""
 
 
 class HungUp(PhylloError):
@@ -219,6 +239,8 @@ def _check(ret, what=""):
         text = f"{what}: {text}"
     if err == _errno.ECONNRESET:
         raise SessionReset(err, text)
+    if err == _errno.ENOLINK:
+        raise LinkDown(err, text)
     if err == _errno.EPIPE:
         raise HungUp(err, text)
     if err == _errno.ETIMEDOUT:
@@ -354,7 +376,7 @@ class _Messages:
         while self.count is None or self.got < self.count:
             try:
                 m = self.link._next(self.want, self.timeout, resets=True)
-            except SessionReset:
+            except (SessionReset, LinkDown):
                 if self.resets:
                     raise
                 continue
@@ -402,6 +424,7 @@ class Link:
         self.malformed = 0        # units whose document did not decode
         self._pending = collections.deque()
         self._pending_max = pending_max
+        self._down = False        # a receive raised LinkDown, none LinkUp yet
         self._subs = []
         self._h = ctypes.c_void_p()
         if fd is not None:
@@ -472,9 +495,10 @@ class Link:
                 "speed and preset?)")
 
     def _ensure_up(self):
-        """A session, or NoPeer after connect_timeout, or HungUp."""
+        """A session, or NoPeer after connect_timeout, or HungUp. A named
+        link that is down is not waited for here: the send waits for it."""
         state = self._status().state
-        if state == _STATE_UP:
+        if state in (_STATE_UP, _STATE_DOWN):
             return
         if state == _STATE_HUNGUP:
             raise HungUp(_errno.EPIPE, f"{self.path}: the link hung up")
@@ -492,17 +516,25 @@ class Link:
         schema = _uint("schema", schema, 255)
         body = msgpack.packb(doc, use_bin_type=True)
         self._ensure_up()
-        _check(_lib.phyllo_publish_doc(self._handle(), t, FORMAT_MSGPACK, schema, body,
-                                       len(body), 0 if reliable else _MSG_UNRELIABLE),
-               self.path)
+        self._sent(lambda: _lib.phyllo_publish_doc(self._handle(), t, FORMAT_MSGPACK, schema,
+                                                   body, len(body),
+                                                   0 if reliable else _MSG_UNRELIABLE))
+
+    def _sent(self, send):
+        """send(), once more if the session ended before it (a reset or a
+        named link's down and up: libphyllo says -ECONNRESET, not sent)."""
+        ret = send()
+        if ret == -_errno.ECONNRESET:
+            ret = send()
+        _check(ret, self.path)
 
     def send(self, type, payload=b"", *, reliable=True):
         """Send a raw unit: type (>= 0x10) and payload bytes."""
         payload = bytes(payload)
         type = _uint("type", type, 255)
         self._ensure_up()
-        _check(_lib.phyllo_send(self._handle(), type, payload, len(payload),
-                                0 if reliable else _MSG_UNRELIABLE), self.path)
+        self._sent(lambda: _lib.phyllo_send(self._handle(), type, payload, len(payload),
+                                            0 if reliable else _MSG_UNRELIABLE))
 
     def flush(self, timeout=5.0):
         """Wait until every reliable message sent is acknowledged; NoPeer
@@ -553,6 +585,12 @@ class Link:
         ret = _lib.phyllo_recv(self._handle(), ctypes.byref(m), _ms(timeout))
         if ret in (-_errno.EAGAIN, -_errno.ETIMEDOUT):
             return None
+        if ret == -_errno.ECONNRESET and self._down:
+            self._down = False
+            raise LinkUp(_errno.ECONNRESET, f"{self.path}: the link is up again, session "
+                         f"{self._status().session}")
+        if ret == -_errno.ENOLINK:
+            self._down = True
         _check(ret, self.path)
         return self._counted(Message(m))
 
@@ -590,7 +628,7 @@ class Link:
             left = None if end is None else max(0.0, end - time.monotonic())
             try:
                 m = self._recv(left)
-            except SessionReset:
+            except (SessionReset, LinkDown):
                 if resets:
                     raise
                 continue
@@ -606,8 +644,9 @@ class Link:
 
     def receive(self, timeout=None):
         """The next Message of any subscription, or None when timeout
-        (seconds) passes first. Raises SessionReset (once per reset) and
-        HungUp."""
+        (seconds) passes first. Raises SessionReset (once per reset),
+        LinkDown and LinkUp (once each per down and up of a named link:
+        catch them and go on) and HungUp."""
         return self._next(lambda m: True, timeout, resets=True)
 
     def messages(self, timeout=None, resets=False):
@@ -662,12 +701,12 @@ class Link:
         return {_lib.phyllo_stat_name(i).decode(): v[i] for i in range(n)}
 
     def status(self):
-        """transport, state (connecting, up, hung-up), session, resets,
+        """transport, state (connecting, up, hung-up, down), session, resets,
         preset, mtu, tx_in_flight, queued."""
         s = self._status()
         out = {name: getattr(s, name) for name, _ in _Status._fields_ if name != "reserved"}
         out["transport"] = {1: "kernel", 2: "tty"}.get(s.transport, "?")
-        out["state"] = {0: "connecting", 1: "up", 2: "hung-up"}.get(s.state, "?")
+        out["state"] = _STATE_NAMES.get(s.state, "?")
         out["preset"] = {v: k for k, v in PRESETS.items()}.get(s.preset, "?")
         return out
 

@@ -277,6 +277,85 @@ def test_session_reset_is_reported_once():
         a.close()
 
 
+def _events_then_real(monkeypatch, events):
+    """phyllo_recv returns the errno values of events (negated) first,
+    then is libphyllo's own: a named link's down and up, as the kernel
+    transport reports them, without a kernel."""
+    real = phyllo._lib.phyllo_recv
+    left = list(events)
+
+    def fake(h, m, ms):
+        if left:
+            return -left.pop(0)
+        return real(h, m, ms)
+    monkeypatch.setattr(phyllo._lib, "phyllo_recv", fake)
+
+
+def test_a_named_links_down_and_up_are_exceptions_to_catch_and_go_on(link, monkeypatch):
+    _events_then_real(monkeypatch, [errno.ENOLINK, errno.ECONNRESET])
+    with pytest.raises(phyllo.LinkDown) as down:
+        link.receive(timeout=1)
+    assert down.value.errno == errno.ENOLINK and "board went away" in str(down.value)
+    with pytest.raises(phyllo.LinkUp) as up:
+        link.receive(timeout=1)
+    assert isinstance(up.value, phyllo.SessionReset) and "up again, session" in str(up.value)
+    # the same Link goes on
+    sub = link.subscribe("after")
+    link.publish("after", 7)
+    assert [m.value for m in sub.messages(count=1, timeout=5)] == [7]
+
+
+def test_iteration_and_loop_skip_a_down_and_up(link, monkeypatch):
+    sub = link.subscribe("it")
+    link.publish("it", 1)
+    _events_then_real(monkeypatch, [errno.ENOLINK, errno.ECONNRESET])
+    assert [m.value for m in sub.messages(count=1, timeout=5)] == [1]
+    got = []
+    link.subscribe("cb", got.append)
+    link.publish("cb", 2)
+    _events_then_real(monkeypatch, [errno.ENOLINK, errno.ECONNRESET])
+    assert link.loop(timeout=5, count=1) == 1 and got[0].value == 2
+
+
+def test_a_reset_without_a_down_is_no_link_up(link, monkeypatch):
+    _events_then_real(monkeypatch, [errno.ECONNRESET])
+    with pytest.raises(phyllo.SessionReset) as e:
+        link.receive(timeout=1)
+    assert not isinstance(e.value, phyllo.LinkUp)
+
+
+def test_status_names_the_down_state_and_sends_go_on_while_down(link, monkeypatch):
+    real = phyllo._lib.phyllo_status
+
+    def down(h, s):
+        ret = real(h, s)
+        s._obj.state = 3
+        return ret
+    monkeypatch.setattr(phyllo._lib, "phyllo_status", down)
+    assert link.status()["state"] == "down"
+    # a publish while down is no NoPeer after connect_timeout: libphyllo's
+    # send waits for the link (here it is up underneath, so it goes)
+    link.connect_timeout = 0.01
+    sub = link.subscribe("d")
+    link.publish("d", 3)
+    monkeypatch.setattr(phyllo._lib, "phyllo_status", real)
+    assert [m.value for m in sub.messages(count=1, timeout=5)] == [3]
+
+
+def test_a_send_refused_by_a_session_end_is_sent_again(link, monkeypatch):
+    real = phyllo._lib.phyllo_publish_doc
+    calls = []
+
+    def once_reset(*a):
+        calls.append(1)
+        return -errno.ECONNRESET if len(calls) == 1 else real(*a)
+    monkeypatch.setattr(phyllo._lib, "phyllo_publish_doc", once_reset)
+    sub = link.subscribe("r")
+    link.publish("r", 4)
+    assert len(calls) == 2
+    assert [m.value for m in sub.messages(count=1, timeout=5)] == [4]
+
+
 def test_iterator_from_another_thread_publisher():
     a, b, b_fd = _pair()
     os.close(b_fd)
