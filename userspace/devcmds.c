@@ -322,9 +322,10 @@ static void list_one(const char *dev, bool json, bool first)
 int list_main(int argc, char **argv)
 {
 	static const char usage[] = "usage: phyllo list [-j]\n"
-		"Show the links: device, tty, state, session, preset, MTU, the pid of the\n"
-		"'phyllo attach' holding the tty ('-': none, e.g. ldattach) and the name of\n"
-		"a named link; one whose board went away shows 'down' and for how long.\n"
+		"Show the links: device, tty, state, session, preset, MTU, the\n"
+		"pid of the 'phyllo attach' holding the tty ('-': none, e.g. ldattach) and\n"
+		"the name of a named link; one whose board went away shows 'down' and for\n"
+		"how long.\n"
 		"  -j, --json         one JSON array\n";
 	struct small_opts o;
 	struct dirent *de;

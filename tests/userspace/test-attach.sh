@@ -168,8 +168,12 @@ grep -q 'SUBSYSTEM=="phyllo", KERNEL=="phyllo\[0-9\]\*", GROUP="dialout", MODE="
 	ok "udev: /dev/phylloN group dialout, 0660" || bad "udev rule (mode)"
 grep -q 'SYMLINK+="phyllo/by-tty/$attr{tty}"' "$rules" && ok "udev: /dev/phyllo/by-tty/TTY" ||
 	bad "udev rule (by-tty)"
-grep -q "ExecStart=/usr/bin/phyllo attach --foreground /dev/%I" "$unit" &&
-	grep -q "BindsTo=dev-%i.device" "$unit" && ok "unit: attach in the foreground, bound to the tty" ||
+grep -q 'SYMLINK+="phyllo/$attr{name}"' "$rules" && ok "udev: /dev/phyllo/NAME" ||
+	bad "udev rule (name)"
+grep -q 'ExecStart=/usr/bin/phyllo attach --foreground --name=${PHYLLO_ATTACH_NAME} /dev/%I' "$unit" &&
+	grep -q 'PHYLLO_ATTACH_NAME=@serial' "$unit" &&
+	grep -q "BindsTo=dev-%i.device" "$unit" &&
+	ok "unit: attach in the foreground, named @serial, bound to the tty" ||
 	bad "unit contents"
 [ -f "$dir/root/usr/share/doc/phyllo/71-phyllo-attach.rules.example" ] &&
 	ok "the example rule that starts the unit by USB id" || bad "example rule"
