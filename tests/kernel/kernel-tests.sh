@@ -3,6 +3,7 @@
 # The scenarios of make test-kernel, run as root on the kernel under test
 # (the UML guest boots into uml-init.sh, which runs this).
 # Usage: kernel-tests.sh PHYLLO_KO PHYLLO_TOOL KCLIENT SCRATCH [COUNT] [CYCLES] [HOSTILE] [SHARE]
+#        [NAMES]
 #  1. per preset: phyllo peer --echo on a pty, ldattach 29 on its slave,
 #     COUNT units each way through /dev/phyllo0, none lost/dup/reordered;
 #  2. standard with the peer dropping 10% and corrupting 5% of frames:
@@ -28,6 +29,10 @@
 #     may: the root reader loses nothing, the link is held at most
 #     rxq_stall_ms (plus one resend) in each run, root's open succeeds,
 #     and every unit the others lost is counted and reported to them;
+# 10. named links (names-tests.sh, NAMES: the libphyllo program): a pty
+#     hung up under phyllo sub, libphyllo and Python, a new pty under the
+#     same name; each reports the down and the up, keeps its one file and
+#     gets the units sent before, while down and after;
 #  8. the KUnit suites as their own module (phyllo_kunit.ko beside
 #     phyllo.ko, built when the kernel has KUnit): they run on load, every
 #     suite started passes, the module pins phyllo while loaded
@@ -36,6 +41,7 @@ set -u
 ko=$1 phyllo=$2 kclient=$3 tmp=$4 count=${5:-10000} cycles=${6:-100}
 hostile=${7:-}
 share=${8:-}
+names=${9:-}
 mkdir -p "$tmp"
 pty=$tmp/phyllo-pty
 kc() { timeout 900 "$kclient" "$@"; }	# never hang the whole boot
@@ -332,6 +338,13 @@ fi
 if [ -n "$share" ]; then
 	step "one link shared: a prompt root reader beside stopped, slow and crowding unprivileged readers"
 	timeout 600 "$share" || fail "phyllo-share"
+fi
+
+if [ -n "$names" ]; then
+	step "named links: sub, libphyllo and Python ride over a hang-up and a new tty"
+	[ -e /sys/module/phyllo ] || kc insmod "$ko" || fail "insmod $ko for the named links"
+	timeout 300 sh "${0%/*}/names-tests.sh" "$phyllo" "$names" "${0%/*}/../.." "$tmp" ||
+		fail "named links"
 fi
 
 step "$cycles detach/re-attach cycles"

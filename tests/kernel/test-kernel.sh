@@ -17,6 +17,11 @@ gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/core" \
 	"$repo"/core/*.c "$here/phyllo-hostile.c" -o "$build/host/phyllo-hostile"
 gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/core" -I"$repo/uapi" \
 	"$repo"/core/*.c "$here/phyllo-share.c" -o "$build/host/phyllo-share"
+# the named-link phase: libphyllo (a program on it, and the shared
+# library under the Python package)
+make --no-print-directory -s -C "$repo" BUILD="$build" libphyllo
+gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/userspace/include" \
+	"$here/phyllo-names.c" "$build/host/libphyllo.a" -o "$build/host/phyllo-names" -ljansson -lm
 log=$build/test-kernel.log
 rm -rf "$build/uml-run"
 start=$(date +%s)
@@ -26,6 +31,7 @@ timeout 2400 "$uml/linux" mem=512M console=tty log_buf_len=4M rootfstype=hostfs 
 	PHYLLO_KCLIENT="$build/host/phyllo-kclient" PHYLLO_SCRATCH="$build/uml-run" \
 	PHYLLO_HOSTILE="$build/host/phyllo-hostile" \
 	PHYLLO_SHARE="$build/host/phyllo-share" \
+	PHYLLO_NAMES="$build/host/phyllo-names" \
 	PHYLLO_COUNT="$count" \
 	PHYLLO_CYCLES="$cycles" </dev/null >"$log" 2>&1 || true
 grep -a "test-kernel:\|kclient:\|^{" "$log" || true

@@ -17,7 +17,7 @@ mount -t devpts -o ptmxmode=0666 devpts /dev/pts
 ln -sf pts/ptmx /dev/ptmx
 sh "$PHYLLO_TESTS/kernel-tests.sh" "$PHYLLO_KO" "$PHYLLO_TOOL" "$PHYLLO_KCLIENT" \
 	"$PHYLLO_SCRATCH" "$PHYLLO_COUNT" "$PHYLLO_CYCLES" "$PHYLLO_HOSTILE" \
-	"$PHYLLO_SHARE"
+	"$PHYLLO_SHARE" "$PHYLLO_NAMES"
 echo "PHYLLO-UML-EXIT $?"
 echo o >/proc/sysrq-trigger
 sleep 10
