@@ -1,4 +1,3 @@
-#!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # The named-link phase of make test-kernel (kernel-tests.sh runs it with
 # the module loaded and no link attached): every client rides over a
@@ -17,136 +16,126 @@
 #     comes up, each program reports the up, the unit written while
 #     down arrives, then a unit sent after;
 #  5. linger 0 and a detach with no file open: the link goes away.
-# Usage: names-tests.sh PHYLLO_TOOL NAMES_BIN REPO SCRATCH
-set -u
-phyllo=$1 names=$2 repo=$3 tmp=$4/names
+# Sourced by kernel-tests.sh: its fail, step and wait_for, $phyllo (the
+# tool), $tmp (scratch) and $names (the libphyllo program, phyllo-names).
+repo=${0%/*}/../.. ntmp=$tmp/names
 name=uml-board.1
-mkdir -p "$tmp/lock"
-export PHYLLO_LOCK_DIR=$tmp/lock
+mkdir -p "$ntmp/lock"
+export PHYLLO_LOCK_DIR=$ntmp/lock
 export PYTHONPATH=$repo/python PHYLLO_LIBRARY=${phyllo%/*}/libphyllo.so.0
-pids=
-fail() {
-	echo "test-kernel: FAIL: names: $*"
-	for f in "$tmp"/*.out "$tmp"/*.err; do
+n_pids=
+n_fail() {
+	for f in "$ntmp"/*.out "$ntmp"/*.err; do
 		[ -s "$f" ] && { echo "--- $f"; tail -8 "$f"; }
 	done
-	dmesg | tail -20
 	# shellcheck disable=SC2086
-	kill $pids 2>/dev/null
-	exit 1
+	kill $n_pids 2>/dev/null
+	fail "names: $*"
 }
-step() { echo "test-kernel: names: $*"; }
-# wait_for EXPR...: up to 10 s for `test EXPR...`
-wait_for() {
-	tries=0
-	while ! test "$@"; do
-		tries=$((tries + 1))
-		[ $tries -gt 200 ] && return 1
-		sleep 0.05
-	done
+# until_ok CMD...: CMD every 50 ms until it succeeds, 10 s at most
+until_ok() {
+	for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done
+	return 1
 }
-# seen FILE TEXT [COUNT]: up to 10 s for COUNT (1) lines of FILE holding TEXT
-seen() {
-	tries=0
-	while [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -lt "${3:-1}" ]; do
-		tries=$((tries + 1))
-		[ $tries -gt 200 ] && return 1
-		sleep 0.05
-	done
-}
+# has FILE TEXT [COUNT]: COUNT (1) lines of FILE hold TEXT
+has() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ]; }
+seen() { until_ok has "$@"; }
+state_is() { [ "$(cat /sys/class/phyllo/phyllo$n/state 2>/dev/null)" = "$1" ]; }
 peer() {	# N: phyllo peer --echo at the far end of pty N
-	"$phyllo" peer --echo --pty "$tmp/pty$1" >"$tmp/peer$1.out" 2>&1 &
+	"$phyllo" peer --echo --pty "$ntmp/pty$1" >"$ntmp/peer$1.out" 2>&1 &
 	eval "peer$1=\$!"
-	wait_for -e "$tmp/pty$1" || fail "phyllo peer made no pty"
+	wait_for -e "$ntmp/pty$1" || n_fail "phyllo peer made no pty"
 }
-attach() {	# N: phyllo attach --name on pty N; its first line is the device
-	"$phyllo" attach --name "$name" "$tmp/pty$1" >"$tmp/attach$1.out" 2>"$tmp/attach$1.err" ||
-		fail "phyllo attach --name $name on pty $1"
-	head -1 "$tmp/attach$1.out"
+attach() {	# N: phyllo attach --name on pty N; $dev: the device it printed first
+	"$phyllo" attach --name "$name" "$ntmp/pty$1" >"$ntmp/attach$1.out" 2>"$ntmp/attach$1.err" ||
+		n_fail "phyllo attach --name $name on pty $1"
+	dev=$(head -1 "$ntmp/attach$1.out")
 }
 # all FILE-TEXT: each program's output holds TEXT ([COUNT] times)
 all() {
-	seen "$tmp/sub.out" "$1" "${2:-1}" || fail "phyllo sub: no '$1'"
-	seen "$tmp/c.out" "$1" "${2:-1}" || fail "libphyllo program: no '$1'"
-	seen "$tmp/py.out" "$1" "${2:-1}" || fail "Python: no '$1'"
+	seen "$ntmp/sub.out" "$1" "${2:-1}" || n_fail "phyllo sub: no '$1'"
+	seen "$ntmp/c.out" "$1" "${2:-1}" || n_fail "libphyllo program: no '$1'"
+	seen "$ntmp/py.out" "$1" "${2:-1}" || n_fail "Python: no '$1'"
 }
 alive() {
 	for p in $sub $cprog $py; do
-		kill -0 "$p" 2>/dev/null || fail "a program ended ($1): pid $p"
+		kill -0 "$p" 2>/dev/null || n_fail "a program ended ($1): pid $p"
 	done
 }
 
-step "attach --name $name: /dev/phylloN and /dev/phyllo/$name"
+step "names: attach --name $name: /dev/phylloN and /dev/phyllo/$name"
 peer 1
-dev=$(attach 1)
+attach 1
 n=${dev#/dev/phyllo}
-grep -qx "/dev/phyllo/$name" "$tmp/attach1.out" || fail "attach printed no /dev/phyllo/$name"
-[ "$(cat /sys/class/phyllo/phyllo$n/name)" = "$name" ] || fail "sysfs name"
-"$phyllo" list >"$tmp/list1.out" || fail "phyllo list"
-grep -q "^$dev .* up .* $name\$" "$tmp/list1.out" || fail "list: $(cat "$tmp/list1.out")"
+grep -qx "/dev/phyllo/$name" "$ntmp/attach1.out" || n_fail "attach printed no /dev/phyllo/$name"
+[ "$(cat /sys/class/phyllo/phyllo$n/name)" = "$name" ] || n_fail "sysfs name"
+"$phyllo" list >"$ntmp/list1.out" || n_fail "phyllo list"
+grep -q "^$dev .* up .* $name\$" "$ntmp/list1.out" || n_fail "list: $(cat "$ntmp/list1.out")"
 peer 9
-"$phyllo" attach --name "$name" "$tmp/pty9" >/dev/null 2>"$tmp/busy.err" &&
-	fail "attach --name of a name up elsewhere succeeded"
-grep -q "is up on another tty" "$tmp/busy.err" || fail "EBUSY: $(cat "$tmp/busy.err")"
+"$phyllo" attach --name "$name" "$ntmp/pty9" >/dev/null 2>"$ntmp/busy.err" &&
+	n_fail "attach --name of a name up elsewhere succeeded"
+grep -q "is up on another tty" "$ntmp/busy.err" || n_fail "EBUSY: $(cat "$ntmp/busy.err")"
 kill "$peer9"
 
-step "sub, a libphyllo program and Python on the link, one file each"
-"$phyllo" sub -d "$name" '' >"$tmp/sub.out" 2>"$tmp/sub.err" &
+step "names: sub, a libphyllo program and Python on the link, one file each"
+"$phyllo" sub -d "$name" '' >"$ntmp/sub.out" 2>"$ntmp/sub.err" &
 sub=$!
-"$names" "$dev" >"$tmp/c.out" 2>"$tmp/c.err" &
+"$names" "$dev" >"$ntmp/c.out" 2>"$ntmp/c.err" &
 cprog=$!
-python3 "$repo/tests/kernel/phyllo-names.py" "$dev" >"$tmp/py.out" 2>"$tmp/py.err" &
+python3 "$repo/tests/kernel/phyllo-names.py" "$dev" >"$ntmp/py.out" 2>"$ntmp/py.err" &
 py=$!
-pids="$sub $cprog $py"
-seen "$tmp/c.out" ready && seen "$tmp/py.out" ready || fail "the programs did not start"
+n_pids="$sub $cprog $py"
+seen "$ntmp/c.out" ready && seen "$ntmp/py.out" ready || n_fail "the programs did not start"
 sleep 0.5	# sub prints nothing when it is ready
-"$phyllo" pub -d "$name" first 1 || fail "pub first"
+"$phyllo" pub -d "$name" first 1 || n_fail "pub first"
 all "first 1"
 
-step "the pty hangs up: down, every program told once, none ends"
+step "names: the pty hangs up: down, every program told once, none ends"
 kill "$peer1"
 wait "$peer1" 2>/dev/null
-wait_for "$(cat /sys/class/phyllo/phyllo$n/state 2>/dev/null)" = down ||
-	fail "state after the hang-up: $(cat /sys/class/phyllo/phyllo$n/state)"
-[ -e "$dev" ] || fail "$dev went away"
-seen "$tmp/sub.err" "link down" || fail "phyllo sub: no 'link down'"
-seen "$tmp/c.out" "^down" && seen "$tmp/py.out" "^down" || fail "no down reported"
-"$phyllo" list >"$tmp/list2.out"
-grep -q "^$dev  *- .*down [0-9]*s.* $name\$" "$tmp/list2.out" || fail "list: $(cat "$tmp/list2.out")"
-"$phyllo" pub -d "$name" while-down 2 >"$tmp/pub.out" 2>"$tmp/pub.err" &
+until_ok state_is down ||
+	n_fail "state after the hang-up: $(cat /sys/class/phyllo/phyllo$n/state)"
+[ -e "$dev" ] || n_fail "$dev went away"
+seen "$ntmp/sub.err" "link down" || n_fail "phyllo sub: no 'link down'"
+seen "$ntmp/c.out" "^down" && seen "$ntmp/py.out" "^down" || n_fail "no down reported"
+"$phyllo" list >"$ntmp/list2.out"
+grep -q "^$dev  *- .*down [0-9]*s.* $name\$" "$ntmp/list2.out" || n_fail "list: $(cat "$ntmp/list2.out")"
+"$phyllo" pub -d "$name" while-down 2 >"$ntmp/pub.out" 2>"$ntmp/pub.err" &
 pub=$!
 sleep 1
-kill -0 $pub 2>/dev/null || fail "pub did not wait while down: $(cat "$tmp/pub.err")"
+kill -0 $pub 2>/dev/null || n_fail "pub did not wait while down: $(cat "$ntmp/pub.err")"
 alive "down"
 
-step "a new pty under the same name: the same $dev up, the programs go on"
+step "names: a new pty under the same name: the same $dev up, the programs go on"
 peer 2
-dev2=$(attach 2)
-[ "$dev2" = "$dev" ] || fail "the name came back as $dev2, not $dev"
-wait_for "$(cat /sys/class/phyllo/phyllo$n/state)" = up || fail "not up again"
-wait $pub || fail "pub while down: $(cat "$tmp/pub.err")"
+dev1=$dev
+attach 2
+[ "$dev" = "$dev1" ] || n_fail "the name came back as $dev, not $dev1"
+until_ok state_is up || n_fail "not up again"
+wait_for ! -d /proc/$pub || n_fail "pub still waits after the up"
+wait $pub || n_fail "pub while down: $(cat "$ntmp/pub.err")"
 all "while-down 2"
-seen "$tmp/sub.err" "link up, session" || fail "phyllo sub: no 'link up'"
-seen "$tmp/c.out" "^up [0-9]" && seen "$tmp/py.out" "^up [0-9]" || fail "no up reported"
-"$phyllo" pub -d "$name" after 3 || fail "pub after"
+seen "$ntmp/sub.err" "link up, session" || n_fail "phyllo sub: no 'link up'"
+seen "$ntmp/c.out" "^up [0-9]" && seen "$ntmp/py.out" "^up [0-9]" || n_fail "no up reported"
+"$phyllo" pub -d "$name" after 3 || n_fail "pub after"
 all "after 3"
-[ "$(grep -c '^down' "$tmp/c.out")" = 1 ] && [ "$(grep -c '^down' "$tmp/py.out")" = 1 ] &&
-	[ "$(grep -c 'link down' "$tmp/sub.err")" = 1 ] || fail "a down said more than once"
+[ "$(grep -c '^down' "$ntmp/c.out")" = 1 ] && [ "$(grep -c '^down' "$ntmp/py.out")" = 1 ] &&
+	[ "$(grep -c 'link down' "$ntmp/sub.err")" = 1 ] || n_fail "a down said more than once"
 # the unit written while down came after the up, in every program
 for f in c py; do
-	awk '/^up /{u=NR} /while-down/{w=NR} END{exit !(u && w > u)}' "$tmp/$f.out" ||
-		fail "$f: the unit sent while down is not after the up"
+	awk '/^up /{u=NR} /while-down/{w=NR} END{exit !(u && w > u)}' "$ntmp/$f.out" ||
+		n_fail "$f: the unit sent while down is not after the up"
 done
 alive "up"
-step "sub, libphyllo and Python: down and up once each, units before, while down and after"
+step "names: sub, libphyllo and Python: down and up once each, units before, while down and after"
 
-step "no file open, linger 0: detached, the link goes away"
+step "names: no file open, linger 0: detached, the link goes away"
 kill $sub $cprog $py
 wait $sub $cprog $py 2>/dev/null
-pids=
-echo 0 >/sys/class/phyllo/phyllo$n/config/linger_ms || fail "config/linger_ms"
-"$phyllo" detach "$name" >/dev/null || fail "detach $name"
-wait_for ! -e "$dev" || fail "$dev still there with linger 0"
+n_pids=
+echo 0 >/sys/class/phyllo/phyllo$n/config/linger_ms || n_fail "config/linger_ms"
+"$phyllo" detach "$name" >/dev/null || n_fail "detach $name"
+wait_for ! -e "$dev" || n_fail "$dev still there with linger 0"
 kill "$peer2"
 wait "$peer2" 2>/dev/null
-step "all passed"
+step "names: all passed"
