@@ -82,7 +82,7 @@ step "names: sub, a libphyllo program and Python on the link, one file each"
 sub=$!
 "$names" "$dev" >"$ntmp/c.out" 2>"$ntmp/c.err" &
 cprog=$!
-python3 "$repo/tests/kernel/phyllo-names.py" "$dev" >"$ntmp/py.out" 2>"$ntmp/py.err" &
+/usr/bin/python3 "$repo/tests/kernel/phyllo-names.py" "$dev" >"$ntmp/py.out" 2>"$ntmp/py.err" &
 py=$!
 n_pids="$sub $cprog $py"
 seen "$ntmp/c.out" ready && seen "$ntmp/py.out" ready || n_fail "the programs did not start"
