@@ -315,8 +315,9 @@ static void list_one(const char *dev, bool json, bool first)
 	}
 	if (st.state == PHYLLO_LINK_DOWN)
 		list_down_for(state, sizeof(state), st.down_ms);
-	printf("%-14s %-12s %-11s %7u %-9s %4u %7s %s\n", path, tty, state, st.session,
-	       util_preset_name((uint8_t)st.preset), st.mtu, pidtext, name[0] ? name : "-");
+	/* the pid last, as scripts that grep for it expect */
+	printf("%-14s %-12s %-11s %7u %-9s %4u %-16s %7s\n", path, tty, state, st.session,
+	       util_preset_name((uint8_t)st.preset), st.mtu, name[0] ? name : "-", pidtext);
 }
 
 int list_main(int argc, char **argv)
@@ -345,8 +346,8 @@ int list_main(int argc, char **argv)
 	if (o.json)
 		printf("[");
 	else
-		printf("%-14s %-12s %-11s %7s %-9s %4s %7s %s\n", "DEVICE", "TTY", "STATE",
-		       "SESSION", "PRESET", "MTU", "PID", "NAME");
+		printf("%-14s %-12s %-11s %7s %-9s %4s %-16s %7s\n", "DEVICE", "TTY", "STATE",
+		       "SESSION", "PRESET", "MTU", "NAME", "PID");
 	while ((de = readdir(d))) {
 		if (strncmp(de->d_name, "phyllo", 6))
 			continue;

@@ -70,7 +70,7 @@ n=${dev#/dev/phyllo}
 grep -qx "/dev/phyllo/$name" "$ntmp/attach1.out" || n_fail "attach printed no /dev/phyllo/$name"
 [ "$(cat /sys/class/phyllo/phyllo$n/name)" = "$name" ] || n_fail "sysfs name"
 "$phyllo" list >"$ntmp/list1.out" || n_fail "phyllo list"
-grep -q "^$dev .* up .* $name\$" "$ntmp/list1.out" || n_fail "list: $(cat "$ntmp/list1.out")"
+grep -q "^$dev .* up .* $name " "$ntmp/list1.out" || n_fail "list: $(cat "$ntmp/list1.out")"
 peer 9
 "$phyllo" attach --name "$name" "$ntmp/pty9" >/dev/null 2>"$ntmp/busy.err" &&
 	n_fail "attach --name of a name up elsewhere succeeded"
@@ -99,7 +99,7 @@ until_ok state_is down ||
 seen "$ntmp/sub.err" "link down" || n_fail "phyllo sub: no 'link down'"
 seen "$ntmp/c.out" "^down" && seen "$ntmp/py.out" "^down" || n_fail "no down reported"
 "$phyllo" list >"$ntmp/list2.out"
-grep -q "^$dev  *- .*down [0-9]*s.* $name\$" "$ntmp/list2.out" || n_fail "list: $(cat "$ntmp/list2.out")"
+grep -q "^$dev  *- .*down [0-9]*s.* $name " "$ntmp/list2.out" || n_fail "list: $(cat "$ntmp/list2.out")"
 "$phyllo" pub -d "$name" while-down 2 >"$ntmp/pub.out" 2>"$ntmp/pub.err" &
 pub=$!
 sleep 1
