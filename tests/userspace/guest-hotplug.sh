@@ -12,16 +12,17 @@
 #     /dev/phyllo0 (dialout, 0660), /dev/phyllo/by-tty/ttyUSB0, the unit
 #     active with phyllo attach as its main process (phyllo list, the
 #     lock), COUNT echoes as maker;
-#  3. CYCLES times: asks for an unplug (attach ends, the link, its names
-#     and the lock go, the unit is inactive, not failed) and a plug (2.
-#     again);
+#  3. CYCLES times: asks for an unplug (attach ends, the by-tty name and
+#     the lock go, the unit is inactive, not failed; the link, named after
+#     the adapter's serial number by the unit, stays down, or goes if the
+#     adapter has none) and a plug (2. again, the same /dev/phyllo0);
 #  4. systemctl stop detaches the link (the tty stays); systemctl start
 #     attaches it again (a board plugged in before the rule was there);
 #  5. the bridge as its unit runs it (`make install-bridge`, also in the
 #     disk): Debian's mosquitto started, local.conf as
-#     /etc/phyllo/bridge.conf (root, 0600), phyllo-bridge@ttyUSB0 started:
-#     it runs as a dynamic user (not root), its status online under the
-#     board's by-id name, BRIDGED commands published with mosquitto_pub
+#     /etc/phyllo/bridge.conf (root, 0600), phyllo-bridge@NAME started
+#     (NAME: the link's): it runs as a dynamic user (not root), its status
+#     online under the link's name, BRIDGED commands published with mosquitto_pub
 #     each echoed back through it, its counters at stop; then
 #     systemd-analyze security of both units (at most 2.0), and of the
 #     units of the revision the host staged as phyllo-*-base@ (the units
@@ -37,7 +38,7 @@ bridged=$(sed -n 's/.*phyllo\.bridged=\([0-9]*\).*/\1/p' /proc/cmdline)
 user=maker
 tty=ttyUSB0
 unit=phyllo-attach@$tty.service
-bunit=phyllo-bridge@$tty.service
+bunit=phyllo-bridge@NAME.service	# the link's name, once it has one (bridge())
 dev=/dev/phyllo0
 pass=0
 fail=0
@@ -66,7 +67,20 @@ is_state() { [ "$(systemctl is-active "$unit")" = "$1" ]; }
 is_state_of() { [ "$(systemctl is-active "$1")" = "$2" ]; }
 is_up() { is_state_of "$1" active; }
 link_up() { as_user phyllo list 2>/dev/null | grep -q "^$dev  *$tty  *up "; }
-gone() { ! kill -0 "$1" 2>/dev/null && [ ! -e $dev ] && [ ! -e /dev/$tty ]; }
+# the link's name (phyllo-attach@ names it after the adapter's serial
+# number, @serial; "" when it has none): a named link stays, down, where
+# an unnamed one goes
+lname=
+on_tty() { [ -c $dev ] && [ "$(cat /sys/class/phyllo/phyllo0/tty 2>/dev/null)" = "$tty" ]; }
+link_name() { lname=$(cat /sys/class/phyllo/phyllo0/name 2>/dev/null); }
+link_away() {
+	if [ -n "$lname" ]; then
+		[ "$(cat /sys/class/phyllo/phyllo0/state 2>/dev/null)" = down ]
+	else
+		[ ! -e $dev ]
+	fi
+}
+gone() { ! kill -0 "$1" 2>/dev/null && link_away && [ ! -e /dev/$tty ]; }
 journal_count() {	# journal_count TEXT: lines of the unit's journal with TEXT
 	journalctl -q -b -u "$unit" -o cat | grep -c -F "$1"
 }
@@ -106,12 +120,14 @@ setup() {
 # plugged N: the adapter was plugged in; the link must come by itself.
 plugged() {
 	host plug "$1"
-	if ! until_true 180 test -c $dev; then
+	# (a named link's $dev stays while it is down: wait for its tty)
+	if ! until_true 180 on_tty; then
 		bad "plug $1: no $dev after 180 s ($unit: $(systemctl is-active "$unit"))"
 		return 1
 	fi
 	udevadm settle --timeout=60
-	ok "plug $1: $dev appeared by itself on $(cat /sys/class/phyllo/phyllo0/tty)"
+	link_name
+	ok "plug $1: $dev appeared by itself on $(cat /sys/class/phyllo/phyllo0/tty), named '$lname'"
 	perm=$(stat -c '%G %a' $dev)
 	[ "$perm" = "dialout 660" ] && ok "plug $1: $dev is group dialout, mode 0660" ||
 		bad "plug $1: $dev is '$perm'"
@@ -141,7 +157,8 @@ plugged() {
 # the unit stay startable.
 unplugged() {
 	host unplug "$1"
-	until_true 120 gone "$pid" && ok "unplug $1: phyllo attach ($pid) ended, $dev and $tty gone" ||
+	until_true 120 gone "$pid" &&
+		ok "unplug $1: phyllo attach ($pid) ended, $tty gone, $dev ${lname:+down, kept as /dev/phyllo/$lname}${lname:-gone}" ||
 		bad "unplug $1: still there: $(ls /dev/$tty $dev 2>&1 | tr '\n' ' ')"
 	[ ! -e /dev/phyllo/by-tty/$tty ] && [ ! -e /run/lock/LCK..$tty ] &&
 		ok "unplug $1: the by-tty name and the lock are gone" || bad "unplug $1: name or lock left"
@@ -156,9 +173,9 @@ unplugged() {
 # stopped: systemctl stop detaches the link; the tty stays, unlocked.
 stopped() {
 	systemctl stop "$unit" 2>/tmp/err
-	until_true 60 test ! -e $dev && [ -e /dev/$tty ] && [ ! -e /run/lock/LCK..$tty ] &&
+	until_true 60 link_away && [ -e /dev/$tty ] && [ ! -e /run/lock/LCK..$tty ] &&
 		is_state inactive && [ "$(systemctl show -p Result --value "$unit")" = success ] &&
-		ok "systemctl stop: $dev gone, $tty kept and unlocked, $unit inactive (success)" ||
+		ok "systemctl stop: $dev ${lname:+down}${lname:-gone}, $tty kept and unlocked, $unit inactive (success)" ||
 		bad "systemctl stop: $(ls $dev 2>&1), $(systemctl is-active "$unit")"
 	until_true 60 journal_has "detached $dev from /dev/$tty" 1 &&
 		ok "systemctl stop: attach logged the detach" || bad "systemctl stop: the journal"
@@ -187,11 +204,12 @@ bridge() {
 		/etc/phyllo/bridge.conf 2>/tmp/err &&
 		[ "$(stat -c '%U %a' /etc/phyllo/bridge.conf)" = "root 600" ] &&
 		ok "/etc/phyllo/bridge.conf: local.conf, root, mode 0600" || bad "bridge.conf"
-	# the name it should take: the board's /dev/serial/by-id link, else the tty
-	name=$tty
-	for l in /dev/serial/by-id/*; do
-		[ "$(readlink -f "$l")" = /dev/$tty ] && name=${l##*/}
-	done
+	# the unit follows the link's name (the adapter's serial number), and
+	# so does the name of its topics
+	name=$lname
+	bunit=phyllo-bridge@$lname.service
+	[ -n "$lname" ] && ok "the link is named '$lname' (@serial): the bridge's unit is $bunit" ||
+		bad "the link has no name: the adapter has no serial number for phyllo-bridge@ to follow"
 	mosquitto_sub -h 127.0.0.1 -q 1 -v -t 'phyllo/#' >/tmp/sub 2>&1 &
 	sub=$!
 	systemctl start "$bunit" 2>/tmp/err && until_true 60 sub_has "phyllo/$name/status online" 1 &&
@@ -239,14 +257,14 @@ bridge() {
 # security: systemd-analyze security of both units here, at most 2.0; the
 # units before their hardening beside them when the host staged them.
 security() {
-	for u in phyllo-bridge phyllo-attach; do
-		e=$(exposure "$u@$tty.service")
+	for u in phyllo-bridge@$lname phyllo-attach@$tty; do
+		e=$(exposure "$u.service")
 		was=''
-		[ -f /etc/systemd/system/$u-base@.service ] &&
-			was=" (before: $(exposure "$u-base@$tty.service"))"
+		[ -f /etc/systemd/system/${u%@*}-base@.service ] &&
+			was=" (before: $(exposure "${u%@*}-base@${u#*@}.service"))"
 		[ -n "$e" ] && at_most "${e% *}" 2.0 &&
-			ok "systemd-analyze security $u@$tty.service: $e$was" ||
-			bad "systemd-analyze security $u@$tty.service: '$e'$was"
+			ok "systemd-analyze security $u.service: $e$was" ||
+			bad "systemd-analyze security $u.service: '$e'$was"
 	done
 }
 
