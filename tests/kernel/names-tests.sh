@@ -32,50 +32,50 @@ n_fail() {
 	kill $n_pids 2>/dev/null
 	fail "names: $*"
 }
-# until_ok CMD...: CMD every 50 ms until it succeeds, 10 s at most
-until_ok() {
+# n_until CMD...: CMD every 50 ms until it succeeds, 10 s at most
+n_until() {
 	for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done
 	return 1
 }
-# has FILE TEXT [COUNT]: COUNT (1) lines of FILE hold TEXT
-has() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ]; }
-seen() { until_ok has "$@"; }
-state_is() { [ "$(cat /sys/class/phyllo/phyllo$n/state 2>/dev/null)" = "$1" ]; }
-peer() {	# N: phyllo peer --echo at the far end of pty N
+# n_has FILE TEXT [COUNT]: COUNT (1) lines of FILE hold TEXT
+n_has() { [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "${3:-1}" ]; }
+n_seen() { n_until n_has "$@"; }
+n_state() { [ "$(cat /sys/class/phyllo/phyllo$nu/state 2>/dev/null)" = "$1" ]; }
+n_peer() {	# N: phyllo peer --echo at the far end of pty N
 	"$phyllo" peer --echo --pty "$ntmp/pty$1" >"$ntmp/peer$1.out" 2>&1 &
-	eval "peer$1=\$!"
+	eval "n_peer$1=\$!"
 	wait_for -e "$ntmp/pty$1" || n_fail "phyllo peer made no pty"
 }
-attach() {	# N: phyllo attach --name on pty N; $dev: the device it printed first
+n_attach() {	# N: phyllo attach --name on pty N; $dev: the device it printed first
 	"$phyllo" attach --name "$name" "$ntmp/pty$1" >"$ntmp/attach$1.out" 2>"$ntmp/attach$1.err" ||
 		n_fail "phyllo attach --name $name on pty $1"
 	dev=$(head -1 "$ntmp/attach$1.out")
 }
-# all FILE-TEXT: each program's output holds TEXT ([COUNT] times)
-all() {
-	seen "$ntmp/sub.out" "$1" "${2:-1}" || n_fail "phyllo sub: no '$1'"
-	seen "$ntmp/c.out" "$1" "${2:-1}" || n_fail "libphyllo program: no '$1'"
-	seen "$ntmp/py.out" "$1" "${2:-1}" || n_fail "Python: no '$1'"
+# n_all TEXT [COUNT]: each program's output holds TEXT ([COUNT] times)
+n_all() {
+	n_seen "$ntmp/sub.out" "$1" "${2:-1}" || n_fail "phyllo sub: no '$1'"
+	n_seen "$ntmp/c.out" "$1" "${2:-1}" || n_fail "libphyllo program: no '$1'"
+	n_seen "$ntmp/py.out" "$1" "${2:-1}" || n_fail "Python: no '$1'"
 }
-alive() {
+n_alive() {
 	for p in $sub $cprog $py; do
 		kill -0 "$p" 2>/dev/null || n_fail "a program ended ($1): pid $p"
 	done
 }
 
 step "names: attach --name $name: /dev/phylloN and /dev/phyllo/$name"
-peer 1
-attach 1
-n=${dev#/dev/phyllo}
+n_peer 1
+n_attach 1
+nu=${dev#/dev/phyllo}
 grep -qx "/dev/phyllo/$name" "$ntmp/attach1.out" || n_fail "attach printed no /dev/phyllo/$name"
-[ "$(cat /sys/class/phyllo/phyllo$n/name)" = "$name" ] || n_fail "sysfs name"
+[ "$(cat /sys/class/phyllo/phyllo$nu/name)" = "$name" ] || n_fail "sysfs name"
 "$phyllo" list >"$ntmp/list1.out" || n_fail "phyllo list"
 grep -q "^$dev .* up .* $name " "$ntmp/list1.out" || n_fail "list: $(cat "$ntmp/list1.out")"
-peer 9
+n_peer 9
 "$phyllo" attach --name "$name" "$ntmp/pty9" >/dev/null 2>"$ntmp/busy.err" &&
 	n_fail "attach --name of a name up elsewhere succeeded"
 grep -q "is up on another tty" "$ntmp/busy.err" || n_fail "EBUSY: $(cat "$ntmp/busy.err")"
-kill "$peer9"
+kill "$n_peer9"
 
 step "names: sub, a libphyllo program and Python on the link, one file each"
 "$phyllo" sub -d "$name" '' >"$ntmp/sub.out" 2>"$ntmp/sub.err" &
@@ -85,40 +85,40 @@ cprog=$!
 /usr/bin/python3 "$repo/tests/kernel/phyllo-names.py" "$dev" >"$ntmp/py.out" 2>"$ntmp/py.err" &
 py=$!
 n_pids="$sub $cprog $py"
-seen "$ntmp/c.out" ready && seen "$ntmp/py.out" ready || n_fail "the programs did not start"
+n_seen "$ntmp/c.out" ready && n_seen "$ntmp/py.out" ready || n_fail "the programs did not start"
 sleep 0.5	# sub prints nothing when it is ready
 "$phyllo" pub -d "$name" first 1 || n_fail "pub first"
-all "first 1"
+n_all "first 1"
 
 step "names: the pty hangs up: down, every program told once, none ends"
-kill "$peer1"
-wait "$peer1" 2>/dev/null
-until_ok state_is down ||
-	n_fail "state after the hang-up: $(cat /sys/class/phyllo/phyllo$n/state)"
+kill "$n_peer1"
+wait "$n_peer1" 2>/dev/null
+n_until n_state down ||
+	n_fail "state after the hang-up: $(cat /sys/class/phyllo/phyllo$nu/state)"
 [ -e "$dev" ] || n_fail "$dev went away"
-seen "$ntmp/sub.err" "link down" || n_fail "phyllo sub: no 'link down'"
-seen "$ntmp/c.out" "^down" && seen "$ntmp/py.out" "^down" || n_fail "no down reported"
+n_seen "$ntmp/sub.err" "link down" || n_fail "phyllo sub: no 'link down'"
+n_seen "$ntmp/c.out" "^down" && n_seen "$ntmp/py.out" "^down" || n_fail "no down reported"
 "$phyllo" list >"$ntmp/list2.out"
 grep -q "^$dev  *- .*down [0-9]*s.* $name " "$ntmp/list2.out" || n_fail "list: $(cat "$ntmp/list2.out")"
 "$phyllo" pub -d "$name" while-down 2 >"$ntmp/pub.out" 2>"$ntmp/pub.err" &
 pub=$!
 sleep 1
 kill -0 $pub 2>/dev/null || n_fail "pub did not wait while down: $(cat "$ntmp/pub.err")"
-alive "down"
+n_alive "down"
 
 step "names: a new pty under the same name: the same $dev up, the programs go on"
-peer 2
+n_peer 2
 dev1=$dev
-attach 2
+n_attach 2
 [ "$dev" = "$dev1" ] || n_fail "the name came back as $dev, not $dev1"
-until_ok state_is up || n_fail "not up again"
+n_until n_state up || n_fail "not up again"
 wait_for ! -d /proc/$pub || n_fail "pub still waits after the up"
 wait $pub || n_fail "pub while down: $(cat "$ntmp/pub.err")"
-all "while-down 2"
-seen "$ntmp/sub.err" "link up, session" || n_fail "phyllo sub: no 'link up'"
-seen "$ntmp/c.out" "^up [0-9]" && seen "$ntmp/py.out" "^up [0-9]" || n_fail "no up reported"
+n_all "while-down 2"
+n_seen "$ntmp/sub.err" "link up, session" || n_fail "phyllo sub: no 'link up'"
+n_seen "$ntmp/c.out" "^up [0-9]" && n_seen "$ntmp/py.out" "^up [0-9]" || n_fail "no up reported"
 "$phyllo" pub -d "$name" after 3 || n_fail "pub after"
-all "after 3"
+n_all "after 3"
 [ "$(grep -c '^down' "$ntmp/c.out")" = 1 ] && [ "$(grep -c '^down' "$ntmp/py.out")" = 1 ] &&
 	[ "$(grep -c 'link down' "$ntmp/sub.err")" = 1 ] || n_fail "a down said more than once"
 # the unit written while down came after the up, in every program
@@ -126,16 +126,17 @@ for f in c py; do
 	awk '/^up /{u=NR} /while-down/{w=NR} END{exit !(u && w > u)}' "$ntmp/$f.out" ||
 		n_fail "$f: the unit sent while down is not after the up"
 done
-alive "up"
+n_alive "up"
 step "names: sub, libphyllo and Python: down and up once each, units before, while down and after"
 
 step "names: no file open, linger 0: detached, the link goes away"
 kill $sub $cprog $py
 wait $sub $cprog $py 2>/dev/null
 n_pids=
-echo 0 >/sys/class/phyllo/phyllo$n/config/linger_ms || n_fail "config/linger_ms"
+echo 0 >/sys/class/phyllo/phyllo$nu/config/linger_ms || n_fail "config/linger_ms"
 "$phyllo" detach "$name" >/dev/null || n_fail "detach $name"
 wait_for ! -e "$dev" || n_fail "$dev still there with linger 0"
-kill "$peer2"
-wait "$peer2" 2>/dev/null
+kill "$n_peer2"
+wait "$n_peer2" 2>/dev/null
+unset PHYLLO_LOCK_DIR PYTHONPATH PHYLLO_LIBRARY
 step "names: all passed"
