@@ -670,7 +670,7 @@ int pub_main(int argc, char **argv)
 	if (!o.link.tty) {
 		struct phyllo_status s;
 
-		if (!phyllo_status(h, &s))
+		if (!phyllo_status(h, &s) && s.mtu)
 			pub_check_size(n, topic, (int)s.mtu, util_preset_name((uint8_t)s.preset));
 	}
 	diag_begin(&d, h);
