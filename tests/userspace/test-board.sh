@@ -151,7 +151,7 @@ fails "8: 233 characters: the limit, said" 2 "at most 232 characters fits" \
 fails "8: 300 characters: the same words, the same status" 2 "at most 232 characters fits" \
 	"$bin" pub --tty "$b" blink "\"$(printf '%300s' '' | tr ' ' a)\""
 n=$(grep -c "session reset" "$dir/b.err")
-"$bin" echo --tty "$b" -n 10000000 -t 60 --json >"$dir/out" 2>"$dir/err" &
+"$bin" echo --tty "$b" -n 1000000 -t 60 --json >"$dir/out" 2>"$dir/err" &
 echo_pid=$!
 i=0	# until its session is open (its handler is set before it opens)
 while [ "$(grep -c "session reset" "$dir/b.err")" -le "$n" ] && [ $i -lt 100 ]; do
