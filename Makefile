@@ -58,7 +58,7 @@ ifeq ($(BUILD),$(CURDIR)/build)
 build/%: $(BUILD)/% ;
 endif
 
-# make check: the tiers in this order, each target timed, with a table at
+# make check: the tiers in this order, two targets at a time, a table at
 # the end (scripts/check.sh); make check-fast (or -sim, -kernel, -system)
 # runs one tier. tests/README.md says what each target proves.
 #   fast    the host tests: the core, the tool and library, Python, the
@@ -68,6 +68,10 @@ endif
 #   kernel  phyllo.ko built, in UML and in Debian's kernels under qemu
 #   system  several parts together: guests with systemd, packages, brokers,
 #           the demo, the bench
+# The order is the order of preference; scripts/check-lanes says what each
+# target costs (a kernel build takes both cores) and shares (a cache, a
+# target to wait for), and the runner starts the kernel builds at once
+# beside the one-thread targets. Each target's log: build/check/TARGET.log.
 CHECK_FAST := test-core core-avr test-userspace test-lib test-python test-arduino fuzz-short \
 	soak-short test-uninstall test-capture
 CHECK_SIM := firmware test-firmware test-python-uno test-uno
@@ -86,17 +90,34 @@ $(error a test is in two check tiers of the Makefile)
 endif
 CHECK_TARGETS := $(CHECK_TIERS)
 
-.PHONY: check-fast check-sim check-kernel check-system
+# CHECK_JOBS targets at a time (2; 1 runs them one after another).
+CHECK_JOBS ?= 2
+CHECK_RUN = @MAKE="$(MAKE)" BUILD=$(BUILD) CHECK_JOBS=$(CHECK_JOBS) scripts/check.sh
+.PHONY: check-fast check-sim check-kernel check-system check-repeat
 check:
-	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_TARGETS)
+	$(CHECK_RUN) $(CHECK_TARGETS)
 check-fast:
-	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_FAST)
+	$(CHECK_RUN) $(CHECK_FAST)
 check-sim:
-	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_SIM)
+	$(CHECK_RUN) $(CHECK_SIM)
 check-kernel:
-	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_KERNEL)
+	$(CHECK_RUN) $(CHECK_KERNEL)
 check-system:
-	@MAKE="$(MAKE)" scripts/check.sh $(CHECK_SYSTEM)
+	$(CHECK_RUN) $(CHECK_SYSTEM)
+
+# What several check targets build, made once before they start (the
+# prep column of scripts/check-lanes), so that no two compile one file.
+.PHONY: check-prep-host check-prep-sim check-prep-bridge
+check-prep-host: $(HOST)/phyllo $(HOST)/phyllo-san libphyllo
+check-prep-sim: $(FW_SIM) $(TRY_ELF)
+check-prep-bridge: $(HOST)/phyllo-bridge $(HOST)/phyllo-bridge-san $(HOST)/bridge-board
+
+# make check-repeat TARGET=test-uno N=10: one target N times in a row;
+# how many passed, each run's time; the failures' logs are kept.
+N ?= 10
+check-repeat:
+	@test -n "$(TARGET)" || { echo "make check-repeat TARGET=name [N=10]"; exit 2; }
+	@MAKE="$(MAKE)" BUILD=$(BUILD) scripts/check-repeat.sh $(TARGET) $(N)
 
 # Every group of scripts/deps.sh: what every part's build and tests need.
 DEPS_GROUPS ?= core python bench avr arduino flash fuzz capture mqtt rabbitmq cortexm \
@@ -140,6 +161,7 @@ help:
 	@echo "make demo            emulated Uno + kernel line discipline, end to end"
 	@echo "make check           every test, tier by tier: $(CHECK_TARGETS)"
 	@echo "make check-fast      the host tests, minutes (then check-sim, check-kernel, check-system)"
+	@echo "make check-repeat TARGET=t N=10  one check target N times: how many passed, each run's time"
 	@echo "make deps            installs the Debian packages every part needs (as root)"
 	@echo "make bench           kernel line discipline vs userspace stack"
 	@echo "make install         the phyllo tool and man pages (PREFIX=$(PREFIX))"
