@@ -35,6 +35,11 @@ fi
 
 suite=$1
 shift
+# One setup at a time per chroot (two targets of make check may ask at
+# once; the second waits, then finds it ready).
+mkdir -p "$top"
+exec 9>"$top/.phyllo-lock"
+flock 9
 daily=
 if [ "${1:-}" = --daily ]; then
 	daily=1

@@ -23,6 +23,12 @@ kernel=$here/../kernel
 eval "$("$kernel/kernel-get.sh" 6.12)"
 key=$(cat "$0" | sha256sum | cut -c1-12)-$kver
 dir=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/dkms-guest/$key
+# One build at a time (test-dkms and test-hotplug may ask at once; the
+# second waits, then finds the disk made). Beside the folder: it is
+# removed and made again below.
+mkdir -p "${dir%/*}"
+exec 9>"$dir.lock"
+flock 9
 
 if [ ! -f "$dir/disk.img" ]; then
 	mirror=$("$kernel/debian-apt.sh" --mirror)

@@ -23,6 +23,11 @@ eval "$("$here/kernel-get.sh" "$name")"
 [ -n "$source" ] || { echo "kernel-tree: no linux-source for $name" >&2; exit 1; }
 top=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/linux-$name-$pkgver
 src=$top/src
+# One extraction and staging at a time per tree (kunit, test-kernel and
+# the storm kernel share 6.1's).
+mkdir -p "$top"
+exec 9>"$top/.phyllo-lock"
+flock 9
 if [ ! -f "$src/.phyllo-extracted" ]; then
 	echo "kernel-tree: extracting linux-source-$name $pkgver into $src" >&2
 	rm -rf "$src" "$src.tmp"

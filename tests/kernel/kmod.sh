@@ -16,6 +16,10 @@ for d in $dirs; do
 	mkdir -p "$out/$d"
 done
 out=$(cd "$out" && pwd)
+# One build per OUTDIR at a time (several targets of make check build
+# the same kernel's module); make inherits the lock and holds it.
+exec 9>"$out/.phyllo-lock"
+flock 9
 ln -sf "$src/Kbuild" "$out/Kbuild"
 for d in $dirs; do
 	# Drop links to files that are gone, then link every source.
