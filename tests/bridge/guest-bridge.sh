@@ -17,6 +17,24 @@ wait_for() {	# FILE PATTERN: up to 20 s
 		i=$((i + 1)); [ $i -gt 200 ] && return 1; sleep 0.1
 	done
 }
+# until CMD... succeeds, 10 s at most (a condition, never a fixed sleep:
+# under a loaded TCG a half second was sometimes not enough): 0, else 1
+# and a line saying what never happened
+until_ok() {	# WHAT CMD...
+	what=$1 i=0
+	shift
+	until "$@" >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -gt 100 ] && { echo "guest bridge: after 10 s, still not $what"; return 1; }
+		sleep 0.1
+	done
+}
+# the broker on PORT answers a connection (probe publishes, MQTT 3.1.1:
+# a topic the ACL refuses is dropped silently, the client still exits 0)
+broker_up() {	# PORT [HOST [mosquitto_pub options...]]
+	bport=$1 bhost=${2:-127.0.0.1}
+	shift; [ $# -gt 0 ] && shift
+	until_ok "a broker on port $bport" mosquitto_pub -h "$bhost" -p "$bport" "$@" -t probe -n
+}
 # A bridge in the background, its stderr emptied first: the child
 # truncates /tmp/b.err only once it runs, so a wait_for on it could still
 # read the previous bridge's "connected to" (the kill -9 check then killed
@@ -69,15 +87,15 @@ printf 'listener 1883 127.0.0.1\nallow_anonymous true\nuser root\npersistence tr
 mkdir -p /tmp/db
 pkill_broker() { kill -"$1" $broker; wait $broker 2>/dev/null; }
 kill $(pidof mosquitto) 2>/dev/null
-sleep 0.5
+until_ok "gone: the first broker" sh -c '! pidof mosquitto'
 mosquitto -c /tmp/p.conf >>/tmp/broker.log 2>&1 &
 broker=$!
-sleep 0.5
+broker_up 1883
 printf 'link = %s\nhost = 127.0.0.1\nname = guest\nstats_interval = 0\nreconnect_max = 1\n' "$dev" >/tmp/b.conf
 bridge_bg /tmp/b.conf
 wait_for /tmp/b.err "connected to"
 pkill_broker KILL
-sleep 1
+sleep 1	# the stimulus: the broker away for 1 s, then back
 mosquitto -c /tmp/p.conf >>/tmp/broker.log 2>&1 &
 broker=$!
 t0=$(cs)
@@ -110,13 +128,14 @@ pkill_broker TERM
 printf 'listener 8883 127.0.0.1\ncafile /tls/ca.crt\ncertfile /tls/server.crt\nkeyfile /tls/server.key\nallow_anonymous false\npassword_file /tls/passwd\nacl_file /tls/acl\nuser root\n' >/tmp/t.conf
 mosquitto -c /tmp/t.conf >>/tmp/broker.log 2>&1 &
 broker=$!
-sleep 0.5
+broker_up 8883 localhost --cafile /tls/ca.crt -u guest -P pw-guest
 printf 'link = %s\nhost = localhost\nport = 8883\nprotocol = 5\nusername = guest\npassword = pw-guest\ntls_ca_file = /tls/ca.crt\nname = guest\nstats_interval = 0\n' "$dev" >/tmp/t1.conf
 bridge_bg /tmp/t1.conf
 wait_for /tmp/b.err "connected to"
-mosquitto_sub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -v -t 'phyllo/guest/tls' >/tmp/tsub 2>&1 &
+# -d: its SUBACK in the file says when it listens
+mosquitto_sub -d -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -v -t 'phyllo/guest/tls' >/tmp/tsub 2>&1 &
 tsub=$!
-sleep 1
+wait_for /tmp/tsub "received SUBACK" || echo "guest bridge: no SUBACK for phyllo/guest/tls after 20 s"
 mosquitto_pub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -t phyllo/guest/cmd/tls -m 7
 wait_for /tmp/tsub '^phyllo/guest/tls 7$' &&
 	ok "$dev over TLS with a password and the ACL: a command in, the echo out" || bad "$dev: TLS echo"

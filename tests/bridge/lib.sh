@@ -11,6 +11,21 @@
 #                                  its pid in $broker, once it answers a
 #                                  publish on $port (its errors in
 #                                  $dir/broker.err)
+#   listening PORT [NETNS]         something listens on 127.0.0.1:PORT (in
+#                                  network namespace NETNS if named): 0
+#   wait_listen PORT [TENTHS [NETNS]]  until it does (10 s unless told):
+#                                  0, else 1 and a line saying so
+#   wait_sub LOG TOPIC [ID]        until a broker's LOG (its configuration
+#                                  has log_type subscribe) shows client ID
+#                                  (any unless named) subscribed to TOPIC,
+#                                  i.e. what is published there now reaches
+#                                  it (10 s): 0, else 1 and a line saying so
+#   wait_probe FILE TOPIC PORT     until a mosquitto_sub -v writing FILE,
+#                                  subscribed to TOPIC too, shows a probe
+#                                  published there on PORT (5 s): the
+#                                  subscription is in place with any
+#                                  broker, even one that logs none
+# Every wait here is for a condition, bounded; never a fixed sleep.
 free_port() {
 	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
@@ -30,6 +45,36 @@ broker_start() {
 	i=0
 	until mosquitto_pub -h 127.0.0.1 -p $port -t probe -n 2>/dev/null; do
 		i=$((i + 1)); [ $i -gt 50 ] && { echo "broker did not start"; cat "$dir/broker.err"; return 1; }
+		sleep 0.1
+	done
+}
+listening() {
+	if [ -n "${2:-}" ]; then
+		ip netns exec "$2" ss -Hltn "sport = :$1" | grep -q LISTEN
+	else
+		ss -Hltn "sport = :$1" | grep -q LISTEN
+	fi
+}
+wait_listen() {
+	i=0
+	until listening "$1" "${3:-}"; do
+		i=$((i + 1))
+		[ $i -gt $((${2:-100} * 5)) ] && { echo "nothing listens on port $1 after $((${2:-100} / 10)) s"; return 1; }
+		sleep 0.02
+	done
+}
+# mosquitto logs "TIME: ID QOS TOPIC" once the subscription is in place
+wait_sub() {
+	wait_for "$1" ": ${3:-[^ ]*} [0-2] $2\$" || {
+		echo "no subscription to $2${3:+ by $3} in $1 after 10 s"
+		return 1
+	}
+}
+wait_probe() {
+	i=0
+	until grep -q "^$2 " "$1" 2>/dev/null; do
+		mosquitto_pub -h 127.0.0.1 -p "$3" -t "$2" -m up 2>/dev/null || true
+		i=$((i + 1)); [ $i -gt 50 ] && { echo "no probe back on $2 in $1 after 5 s"; return 1; }
 		sleep 0.1
 	done
 }

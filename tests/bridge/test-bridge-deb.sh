@@ -89,6 +89,7 @@ apt_get install -y --no-install-recommends ./phyllo-bridge_*.deb ./phyllo_*.deb 
 	>apt.log 2>&1 && echo "ok   apt install ./phyllo-bridge_*.deb ./phyllo_*.deb ./libphyllo0_*.deb" ||
 	{ tail -20 apt.log; echo "FAIL apt install"; exit 1; }
 printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$port" >mosquitto.conf
+printf 'log_type %s\n' error warning notice information subscribe >>mosquitto.conf
 mosquitto -c mosquitto.conf 2>broker.err &
 broker=$!
 phyllo peer --echo --pty /root/walk/pty 2>peer.err &
@@ -102,9 +103,10 @@ phyllo bridge -c /etc/phyllo/bridge.conf --tty /root/walk/pty --name board >brid
 bridge=$!
 i=0
 until grep -q "connected to" bridge.err || [ $i -gt 100 ]; do sleep 0.1; i=$((i + 1)); done
-mosquitto_sub -h 127.0.0.1 -p "$port" -q 1 -C 1 -W 10 -t phyllo/board/servo >answer &
+mosquitto_sub -h 127.0.0.1 -p "$port" -q 1 -C 1 -W 10 -i answer -t phyllo/board/servo >answer &
 sub=$!
-sleep 0.5
+i=0	# until the broker logs the subscription (log_type subscribe)
+until grep -q ": answer [0-2] phyllo/board/servo$" broker.err || [ $i -gt 100 ]; do sleep 0.1; i=$((i + 1)); done
 mosquitto_pub -h 127.0.0.1 -p "$port" -q 1 -t phyllo/board/cmd/servo -m '{"deg":90}'
 wait $sub
 kill -TERM $bridge

@@ -55,8 +55,6 @@ board() {	# board NAME [--echo]: tests/bridge/board.c on a pty
 	i=0
 	while [ ! -L "$dir/$1.pty" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 }
-# listening PORT: 0 once something listens on 127.0.0.1:PORT
-listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
 # mconf FILE PORT [more lines on stdin]
 mconf() {
 	f=$1 p=$2
@@ -88,16 +86,16 @@ for kind in plain tls; do
 	mosquitto -c "$dir/$kind.conf" 2>>"$dir/broker.err" &
 	b1=$!
 	pids="$pids $b1"
-	until listening $port; do sleep 0.05; done
+	wait_listen $port
 	start r || bad "$kind: the bridge connects"
 	kill -9 $b1
 	wait $b1 2>/dev/null
 	wait_for "$dir/r.err" "lost the broker" 50
-	sleep 1
+	sleep 1	# the stimulus: the broker away for a second
 	mosquitto -c "$dir/$kind.conf" 2>>"$dir/broker.err" &
 	b1=$!
 	pids="$pids $b1"
-	until listening $port; do sleep 0.01; done
+	wait_listen $port
 	t0=$(date +%s%N)
 	i=0
 	until [ "$(count "$dir/r.err" "connected to")" -ge 2 ] || [ $i -gt 600 ]; do
@@ -121,12 +119,12 @@ s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); time.sleep(600)' $port2 &
 stuck=$!
 pids="$pids $stuck"
-until listening $port2; do sleep 0.05; done
+wait_listen $port2
 mconf "$dir/b2.conf" $port </dev/null
 mosquitto -c "$dir/b2.conf" 2>>"$dir/broker.err" &
 b2=$!
 pids="$pids $b2"
-until listening $port; do sleep 0.05; done
+wait_listen $port
 printf 'host = 127.0.0.1:%s, 127.0.0.1:%s\nconnect_timeout = 1\n' $port2 $port | conf r
 "$bridge" -c "$dir/r.conf" --dry-run >"$dir/out" 2>"$dir/err" &&
 	grep -q "^broker *127.0.0.1:$port2, tried first" "$dir/out" &&
@@ -146,7 +144,7 @@ mconf "$dir/b3.conf" $port3 </dev/null
 mosquitto -c "$dir/b3.conf" 2>>"$dir/broker.err" &
 b3=$!
 pids="$pids $b3"
-until listening $port3; do sleep 0.05; done
+wait_listen $port3
 t0=$(date +%s%N)
 kill -9 $b2
 wait $b2 2>/dev/null
@@ -174,7 +172,7 @@ EOF
 mosquitto -c "$dir/slow.conf" 2>>"$dir/broker.err" &
 b4=$!
 pids="$pids $b4"
-until listening $port; do sleep 0.05; done
+wait_listen $port
 kill $board_r
 wait $board_r 2>/dev/null
 board f --echo
@@ -218,7 +216,7 @@ sed -i 's/^allow_anonymous true/allow_anonymous false/' "$dir/acl.conf"
 mosquitto -c "$dir/acl.conf" 2>>"$dir/broker.err" &
 b5=$!
 pids="$pids $b5"
-until listening $port; do sleep 0.05; done
+wait_listen $port
 printf 'host = 127.0.0.1\nport = %s\nprotocol = 5\nusername = root\npassword = pw\n' $port | conf f
 chmod 600 "$dir/f.conf"
 "$bridge" -c "$dir/f.conf" >"$dir/out" 2>"$dir/err" &

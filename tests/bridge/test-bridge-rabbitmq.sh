@@ -36,7 +36,6 @@ RQ=/usr/lib/rabbitmq/bin
 
 count() { grep -a -c -- "$2" "$1" 2>/dev/null || true; }
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v }' "$dir/$1.err" "$dir/$1.out"; }
-listening() { ss -Hltn "sport = :$1" | grep -q LISTEN; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # ---- the cluster ---------------------------------------------------------
@@ -108,7 +107,7 @@ mport=$(free_port)
 printf 'listener %s 127.0.0.1\nallow_anonymous true\nuser root\n' $mport >"$dir/mosquitto.conf"
 mosquitto -c "$dir/mosquitto.conf" 2>"$dir/mosquitto.err" &
 pids="$pids $!"
-until listening $mport; do sleep 0.05; done
+wait_listen $mport
 
 # boards: a prints what it gets with its receipt time (--stamp) and
 # echoes commands' topic "echo"; b publishes
@@ -223,14 +222,16 @@ awk '$1 == "mosquitto" { r = $3; p = $4; q = $5 } $1 == "rabbitmq" {
 conf a "127.0.0.1:$mqtt_a 127.0.0.1:$mqtt_b" pb-a-rq
 start a
 grep -q "connected to 127.0.0.1:$mqtt_a " "$dir/a.err" || bad "bridge a is not on node a"
-mosquitto_sub -h 127.0.0.1 -p $mqtt_b -q 1 -t phyllo/a/u >"$dir/u.sub" 2>"$dir/u.err" &
+mosquitto_sub -h 127.0.0.1 -p $mqtt_b -q 1 -v -t phyllo/a/u -t probe/u >"$dir/u.sub" 2>"$dir/u.err" &
 sub=$!
 pids="$pids $sub"
-sleep 1
+wait_probe "$dir/u.sub" probe/u $mqtt_b
+# distinct: the messages of phyllo/a/u that arrived, each once
+distinct() { grep '^phyllo/a/u ' "$dir/u.sub" | sort -u | wc -l; }
 F=2000
 echo "pace 2000" >&7
 echo "burst u $F" >&7
-until_lines "$dir/u.sub" . $((F / 4)) 300
+until_lines "$dir/u.sub" '^phyllo/a/u ' $((F / 4)) 300
 ts=$(now_ms)
 rq a $RQ/rabbitmqctl -n a@localhost stop >"$dir/out" 2>"$dir/err"
 wait_for "$dir/a.err" "connected to 127.0.0.1:$mqtt_b " 300
@@ -239,11 +240,12 @@ echo "pace 0" >&7
 echo sync >&7
 wait_for "$dir/a.board" '^synced' 600
 i=0
-until [ "$(sort -u "$dir/u.sub" | wc -l)" -ge $F ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+until [ "$(distinct)" -ge $F ] || [ $i -gt 300 ]; do sleep 0.1; i=$((i + 1)); done
+n=$(count "$dir/a.err" '^exit_undelivered ')
 kill -USR1 $bridge_a
-sleep 0.5
-got=$(sort -u "$dir/u.sub" | wc -l)
-dup=$(($(wc -l <"$dir/u.sub") - got))
+until_lines "$dir/a.err" '^exit_undelivered ' $((n + 1)) 50	# its counters
+got=$(distinct)
+dup=$(($(count "$dir/u.sub" '^phyllo/a/u ') - got))
 term a
 echo "     node a stopped after $((F / 4)) of $F: bridge a on node b $moved ms later; subscriber on node b: $got distinct ($dup duplicates); bridge a board_rx $(stat_of a board_rx), mqtt_tx $(stat_of a mqtt_tx), exit_unsent $(stat_of a exit_unsent), queue_dropped $(stat_of a queue_dropped)"
 grep -q "connected to 127.0.0.1:$mqtt_b " "$dir/a.err" &&

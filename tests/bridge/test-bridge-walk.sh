@@ -52,10 +52,19 @@ install() {
 mosquitto_passwd() { command mosquitto_passwd -b "\$@" change-me; }
 with_port() { case " \$* " in *" -p "*) echo "";; *) echo "-p $port";; esac; }
 mosquitto_sub() { command mosquitto_sub \$(with_port "\$@") "\$@"; }
+# The reader's pauses: the page starts the bridge and a subscriber in the
+# background and publishes at once, as a reader would a few seconds later;
+# the walk has no handle on those jobs to wait for, so a pause before and
+# after each publish stands for the reader's (a stimulus, not a wait)
 mosquitto_pub() { sleep 2; command mosquitto_pub \$(with_port "\$@") "\$@"; r=\$?; sleep 1; return \$r; }
 systemctl() {
 	[ "\$1 \$2" = "restart mosquitto" ] || { echo "walk: systemctl \$*?" >&2; return 1; }
-	[ -f "$dir/broker.pid" ] && { kill \$(cat "$dir/broker.pid"); sleep 0.5; rm -f "$dir/broker.pid"; }
+	if [ -f "$dir/broker.pid" ]; then	# the old broker gone (5 s at most)
+		b=\$(cat "$dir/broker.pid") i=0
+		kill \$b
+		while kill -0 \$b 2>/dev/null && [ \$i -lt 50 ]; do sleep 0.1; i=\$((i + 1)); done
+		rm -f "$dir/broker.pid"
+	fi
 	{ cat "$ETC"/mosquitto/conf.d/*.conf; echo user root; echo persistence true
 	  echo "persistence_location $dir/db/"; echo "log_dest file $dir/broker.log"
 	  echo "pid_file $dir/broker.pid"; } >"$dir/broker.conf"

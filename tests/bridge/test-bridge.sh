@@ -42,6 +42,11 @@ user root
 persistence true
 persistence_location $dir/db/
 log_dest file $dir/broker.log
+log_type error
+log_type warning
+log_type notice
+log_type information
+log_type subscribe
 max_queued_messages 100000
 EOF
 	mkdir -p "$dir/db"
@@ -88,6 +93,16 @@ usr1() {
 }
 # stat_of NAME COUNTER: from the counters it printed at exit (or SIGUSR1)
 stat_of() { awk -v k="$2" '$1 == k { v = $2 } END { print v }' "$dir/$1.err" "$dir/$1.out"; }
+# usr1_until NAME COUNTER VALUE [TENTHS]: SIGUSR1 until COUNTER reads
+# VALUE (5 s unless told): 0, else 1 and a line saying what it read
+usr1_until() {
+	tries=0	# (usr1 uses $i)
+	until usr1 "$1"; [ "$(stat_of "$1" "$2")" = "$3" ]; do
+		tries=$((tries + 1))
+		[ $tries -gt "${4:-50}" ] && { echo "     $1: $2 still $(stat_of "$1" "$2"), not $3"; return 1; }
+		sleep 0.1
+	done
+}
 # sub_start NAME FILTER...: a mosquitto_sub that is subscribed when this returns
 sub_start() {
 	name=$1
@@ -97,12 +112,7 @@ sub_start() {
 	mosquitto_sub -h 127.0.0.1 -p $port -v -q 1 $args -t "probe/$name" >"$dir/$name.sub" &
 	pids="$pids $!"
 	eval "sub_$name=\$!"
-	i=0
-	until grep -q "probe/$name" "$dir/$name.sub" 2>/dev/null; do
-		pub -t "probe/$name" -m up 2>/dev/null || true
-		i=$((i + 1)); [ $i -gt 50 ] && return 1
-		sleep 0.1
-	done
+	wait_probe "$dir/$name.sub" "probe/$name" $port
 }
 echo_start() {	# echo_start NAME: phyllo peer --echo on $dir/NAME.pty
 	"$H/phyllo-san" peer --echo --pty "$dir/$1.pty" 2>"$dir/$1.board.err" &
@@ -225,9 +235,9 @@ payload = raw
 EOF
 bridge_start e1
 printf '\222\001\313\100\004\000\000\000\000\000\000' >"$dir/raw.in"
-mosquitto_sub -h 127.0.0.1 -p $port -N -C 1 -W 10 -t phyllo/e1/rawt >"$dir/raw.out" &
+mosquitto_sub -h 127.0.0.1 -p $port -i rawsub -N -C 1 -W 10 -t phyllo/e1/rawt >"$dir/raw.out" &
 rawsub=$!
-sleep 0.5
+wait_sub "$dir/broker.log" phyllo/e1/rawt rawsub
 pub -q 1 -t phyllo/e1/cmd/rawt -f "$dir/raw.in"
 wait $rawsub
 cmp -s "$dir/raw.in" "$dir/raw.out" && ok "raw mode: MessagePack bytes down and back unchanged" ||
@@ -247,6 +257,8 @@ retained_run() {
 	printf 'protocol = %s\nretained_commands = %s\n' "$2" "$3" | bridge_conf "$1" "$dir/e1.pty"
 	pub -q 1 -r -t "phyllo/$1/cmd/relay" -m '"on"'
 	bridge_start "$1"
+	# (each half second: a window for the retained command to arrive, or
+	# to be seen not to; nothing marks that it will not)
 	sleep 0.5
 	for k in 2 3 4; do
 		broker_stop TERM
@@ -311,7 +323,7 @@ hostile() {	# hostile OUT ARGS...: phyllo sub ARGS on board h, its 3 messages
 	shift
 	"$H/phyllo-san" sub --tty "$dir/h.pty" -n 3 -t 20 "$@" '' >"$out" 2>"$dir/h.sub.err" &
 	hsub=$!
-	sleep 1
+	sleep 1	# sub flushes the tty's input after opening it: no sign when
 	echo "hex $title 01" >&6
 	echo "hex $c1 $doc" >&6
 	echo "hex 6f6b $doc" >&6
@@ -341,9 +353,9 @@ evil=$(printf 'a\033]0;PWN\007"}')
 	bad "pub --reply: $(od -c "$dir/pr.plain" | head -3) $(cat "$dir/pr.json")"
 bridge_conf h "$dir/h.pty" </dev/null
 bridge_start h
-mosquitto_sub -h 127.0.0.1 -p $port -C 1 -W 10 -t phyllo/h/ok >"$dir/h.mqtt" 2>&1 &
+mosquitto_sub -h 127.0.0.1 -p $port -i hsub -C 1 -W 10 -t phyllo/h/ok >"$dir/h.mqtt" 2>&1 &
 hsub=$!
-sleep 0.5
+wait_sub "$dir/broker.log" phyllo/h/ok hsub
 echo "hex $title 01" >&6
 echo "hex $c1 $doc" >&6
 echo "hex 6f6b $doc" >&6
@@ -379,8 +391,7 @@ wait_for "$dir/q1.err" "lost the broker" 100
 echo "burst t 80" >&7
 echo sync >&7
 wait_for "$dir/q1.board" '^synced' 100
-sleep 0.5
-usr1 q1
+usr1_until q1 queue_dropped 30	# the bridge has read all 80
 [ "$(stat_of q1 queue)" = 50 ] && [ "$(stat_of q1 queue_dropped)" = 30 ] &&
 	ok "broker away: 80 board messages, the queue holds 50, 30 dropped and counted" ||
 	bad "queue bound: queue $(stat_of q1 queue), dropped $(stat_of q1 queue_dropped)"
@@ -450,12 +461,17 @@ done
 usr1 q1
 at_up=$(($(stat_of q1 mqtt_tx) - base_tx)) at_down=$(count "$dir/q1.board" '^down ')
 broker_stop KILL
-sleep 1
+sleep 1	# the stimulus: the broker away for a second
 broker_start
 echo sync >&7
 wait $fpub; frc=$?
 wait $fsub; src=$?
 wait_for "$dir/q1.board" '^synced' 600
+# the bridge's queue to the board drained, the board's lines written
+# (under load it was still sending when stopped: 8,817 of 9,978 sent)
+usr1 q1
+usr1_until q1 board_tx "$(stat_of q1 mqtt_rx)" 300
+wait_count "$dir/q1.board" '^down ' "$(stat_of q1 board_tx)"
 up_got=$(sort -u "$dir/f.sub" | wc -l)
 up_dup=$(($(wc -l <"$dir/f.sub") - up_got))
 down_got=$(grep -a '^down ' "$dir/q1.board" | sort -u | wc -l)
@@ -525,6 +541,11 @@ password_file $dir/passwd
 acl_file $dir/acl
 user root
 persistence false
+log_type error
+log_type warning
+log_type notice
+log_type information
+log_type subscribe
 listener $cport 127.0.0.1
 cafile $dir/ca.crt
 certfile $dir/server.crt
@@ -536,7 +557,7 @@ chmod 644 "$dir"/*.key
 mosquitto -c "$dir/tls.conf" 2>"$dir/tls.err" &
 tbroker=$!
 pids="$pids $tbroker"
-sleep 0.5
+wait_listen $tport && wait_listen $cport
 # tls_conf NAME USER PASSWORD [more lines on stdin]
 tls_conf() {
 	n=$1 u=$2 p=$3
@@ -558,12 +579,13 @@ tls_ca_file = $dir/ca.crt
 EOF
 bridge_start a && bridge_start b && ok "TLS with the test's CA, user and password: both bridges connect" ||
 	bad "TLS connect"
-sleep 0.5
+# bridge a's import of board b's temp, then the observer of board a's
+wait_sub "$dir/tls.err" phyllo/b/temp
 # board a echoes: what it got comes back as phyllo/a/temp, for the observer
 mosquitto_sub -h 127.0.0.1 -p $tport --cafile "$dir/ca.crt" -u observer -P pw-o -q 1 -v \
-	-t phyllo/a/temp >"$dir/obs.sub" &
+	-i obs -t phyllo/a/temp >"$dir/obs.sub" &
 pids="$pids $!"
-sleep 0.5
+wait_sub "$dir/tls.err" phyllo/a/temp obs
 echo "burst temp 3" >&9
 wait_for "$dir/obs.sub" '^phyllo/a/temp {"n":2}$' 100
 [ "$(count "$dir/obs.sub" '^phyllo/a/temp {"n":')" -eq 3 ] &&
@@ -669,7 +691,7 @@ if ip netns add $ns8883 2>/dev/null; then
 		"$dir/tls.conf" >"$dir/tls8883.conf"
 	ip netns exec $ns8883 mosquitto -c "$dir/tls8883.conf" 2>"$dir/tls8883.err" &
 	pids="$pids $!"
-	sleep 0.5
+	wait_listen 8883 100 $ns8883
 	printf 'host = localhost\nport = 8883\nusername = bridge-a\npassword = pw-a\nprotocol = 5\n' |
 		bridge_conf s8 "$dir/a.pty"
 	sed -i -e "/^port = $port\$/d" -e '/^name = /s/s8/a/' "$dir/s8.conf"

@@ -48,7 +48,7 @@ fi
 # the pty's far end goes away mid-run: a hangup, seen by the reader
 phyllo echo -d "$dev" -n 1000000 -t 30 --json >/dev/null 2>/tmp/err &
 echo_pid=$!
-sleep 1
+sleep 1	# the stimulus: the far end goes away a second into the run
 kill $peer
 wait $echo_pid
 rc=$?
@@ -58,7 +58,8 @@ else
 	fail=$((fail + 1)); echo "FAIL echo: far end hung up (rc $rc)"; cat /tmp/err
 fi
 kill $(pidof phyllo) 2>/dev/null
-sleep 0.3
+i=0	# until the detach has removed it (5 s at most)
+while [ -e "$dev" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e "$dev" ] && { fail=$((fail + 1)); echo "FAIL $dev still there after detach"; } ||
 	{ pass=$((pass + 1)); echo "ok   detach removed $dev"; }
 echo "guest cli: $pass passed, $fail failed"
