@@ -31,7 +31,8 @@ check_target() {
 	t0=$(date +%s)
 	local log=$1 result=$2
 	shift 2
-	"${make:-make}" --no-print-directory "$@" >"$log" 2>&1 </dev/null
+	# shellcheck disable=SC2086 # $make may hold options: make -f FILE
+	${make:-make} --no-print-directory "$@" >"$log" 2>&1 </dev/null
 	rc=$?
 	times >"$result.times"
 	echo "$rc $(($(date +%s) - t0)) $(check_cpu <"$result.times")" >"$result"

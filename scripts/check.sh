@@ -43,7 +43,7 @@ for t in "${order[@]}"; do
 	[ -n "${cores[$t]:-}" ] || { echo "make check: $lanes has no line for $t" >&2; exit 2; }
 	state[$t]=pending
 	for g in ${prep[$t]//,/ }; do
-		case " $goals " in *" check-prep-$g "*) ;; *) goals="$goals check-prep-$g" ;; esac
+		case " $goals " in *" check-prep-$g "*) ;; *) goals="${goals:+$goals }check-prep-$g" ;; esac
 	done
 done
 mkdir -p "$logs"
