@@ -73,6 +73,9 @@ for name in "$@"; do
 	fi
 	build=$top/kunit
 	mkdir -p "$build"
+	# one kunit.py run in this tree at a time (two checkouts' kunit)
+	exec 8>"$build.lock"
+	flock 8
 	# A kernel's own additions: kunitconfig-<name>, when there is one.
 	extra=
 	[ -f "$here/kunitconfig-$name" ] && extra=--kunitconfig="$here/kunitconfig-$name"

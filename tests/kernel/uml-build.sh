@@ -10,6 +10,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$("$here/kernel-tree.sh")
 uml=$top/uml
 jobs=${KBUILD_JOBS:-$(nproc)}
+# One configuration and build of this folder at a time (kunit and
+# test-kernel of two checkouts share it); held to the end.
+mkdir -p "$uml"
+exec 9>"$uml.lock"
+flock 9
 mk() { make -C "$top/src" ARCH=um O="$uml" CC="ccache gcc" "$@"; }
 if ! cmp -s "$here/uml.config" "$uml/.phyllo-config"; then
 	mkdir -p "$uml"
