@@ -126,16 +126,18 @@ pkill_broker TERM
 # TLS, a password and the ACL: the certificates and the password file were
 # made on the host (/tls)
 printf 'listener 8883 127.0.0.1\ncafile /tls/ca.crt\ncertfile /tls/server.crt\nkeyfile /tls/server.key\nallow_anonymous false\npassword_file /tls/passwd\nacl_file /tls/acl\nuser root\n' >/tmp/t.conf
+# its log says when a subscription is in place (log_type subscribe)
+printf 'log_type %s\n' error warning notice information subscribe >>/tmp/t.conf
 mosquitto -c /tmp/t.conf >>/tmp/broker.log 2>&1 &
 broker=$!
 broker_up 8883 localhost --cafile /tls/ca.crt -u guest -P pw-guest
 printf 'link = %s\nhost = localhost\nport = 8883\nprotocol = 5\nusername = guest\npassword = pw-guest\ntls_ca_file = /tls/ca.crt\nname = guest\nstats_interval = 0\n' "$dev" >/tmp/t1.conf
 bridge_bg /tmp/t1.conf
 wait_for /tmp/b.err "connected to"
-# -d: its SUBACK in the file says when it listens
-mosquitto_sub -d -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -v -t 'phyllo/guest/tls' >/tmp/tsub 2>&1 &
+mosquitto_sub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -v -i tsub -t 'phyllo/guest/tls' >/tmp/tsub 2>&1 &
 tsub=$!
-wait_for /tmp/tsub "received SUBACK" || echo "guest bridge: no SUBACK for phyllo/guest/tls after 20 s"
+wait_for /tmp/broker.log ": tsub [0-2] phyllo/guest/tls$" ||
+	echo "guest bridge: the broker has no subscription of phyllo/guest/tls after 20 s"
 mosquitto_pub -h localhost -p 8883 --cafile /tls/ca.crt -u guest -P pw-guest -q 1 -t phyllo/guest/cmd/tls -m 7
 wait_for /tmp/tsub '^phyllo/guest/tls 7$' &&
 	ok "$dev over TLS with a password and the ACL: a command in, the echo out" || bad "$dev: TLS echo"

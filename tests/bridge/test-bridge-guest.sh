@@ -41,7 +41,9 @@ printf '127.0.0.1 localhost\n' >"$work/hosts"
 	"$work/server.crt:/tls/server.crt" "$work/server.key:/tls/server.key" \
 	"$work/tpasswd:/tls/passwd" "$work/acl:/tls/acl"
 echo "test-bridge-guest: Linux $kver in qemu (TCG): phyllo-bridge on /dev/phyllo0"
-timeout 300 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
+# a bound, not a pace: a passing run ends sooner (2 to 5 minutes under
+# TCG; 300 s was once too few at a load of 12)
+timeout 600 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
 	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
 	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bridge.sh" -serial stdio \
 	</dev/null 2>&1 | tee "$work/console.log" | grep -e '^ok' -e '^FAIL' -e '^guest' -e '^phyllo' || true
