@@ -225,7 +225,7 @@ grep -q "connected to 127.0.0.1:$mqtt_a " "$dir/a.err" || bad "bridge a is not o
 mosquitto_sub -h 127.0.0.1 -p $mqtt_b -q 1 -v -t phyllo/a/u -t probe/u >"$dir/u.sub" 2>"$dir/u.err" &
 sub=$!
 pids="$pids $sub"
-wait_probe "$dir/u.sub" probe/u $mqtt_b
+wait_probe "$dir/u.sub" probe/u "$mqtt_b"
 # distinct: the messages of phyllo/a/u that arrived, each once
 distinct() { grep '^phyllo/a/u ' "$dir/u.sub" | sort -u | wc -l; }
 F=2000

@@ -112,7 +112,7 @@ sub_start() {
 	mosquitto_sub -h 127.0.0.1 -p $port -v -q 1 $args -t "probe/$name" >"$dir/$name.sub" &
 	pids="$pids $!"
 	eval "sub_$name=\$!"
-	wait_probe "$dir/$name.sub" "probe/$name" $port
+	wait_probe "$dir/$name.sub" "probe/$name" "$port"
 }
 echo_start() {	# echo_start NAME: phyllo peer --echo on $dir/NAME.pty
 	"$H/phyllo-san" peer --echo --pty "$dir/$1.pty" 2>"$dir/$1.board.err" &
@@ -557,7 +557,7 @@ chmod 644 "$dir"/*.key
 mosquitto -c "$dir/tls.conf" 2>"$dir/tls.err" &
 tbroker=$!
 pids="$pids $tbroker"
-wait_listen $tport && wait_listen $cport
+wait_listen "$tport" && wait_listen "$cport"
 # tls_conf NAME USER PASSWORD [more lines on stdin]
 tls_conf() {
 	n=$1 u=$2 p=$3
