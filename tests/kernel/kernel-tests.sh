@@ -313,9 +313,9 @@ if [ -n "$hostile" ]; then
 		detach
 	done
 	step "hostile peer floods units while the only reader does not read"
-	hostile_start flood 6
+	hostile_start flood 12
 	attach
-	kc stall /dev/phyllo0 4000 hold >$tmp/stall.json || fail "stall reader"
+	kc stall /dev/phyllo0 60000 hold >$tmp/stall.json || fail "stall reader"
 	cat $tmp/stall.json
 	q=$(json $tmp/stall.json rx_queued)
 	qb=$(json $tmp/stall.json rx_queued_bytes)

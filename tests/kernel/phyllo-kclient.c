@@ -20,9 +20,11 @@
  *       parameters, "a=1 b=2") or unload a module with the bare system
  *       calls (Debian's kmod insmod refuses UML modules).
  *   phyllo-kclient stall DEV MS [hold]  open DEV (in hold mode with
- *       hold) and do not read for MS ms (a stalled reader), then print
- *       the file's counters as JSON, read what is queued, and print how
- *       many units that was and how many reads said ENOBUFS.
+ *       hold) and do not read (a stalled reader) until the file has lost
+ *       a unit (rx_drops: a full queue, and in hold mode a hold budget
+ *       spent), or for MS ms at most, then print the file's counters as
+ *       JSON, read what is queued, and print how many units that was and
+ *       how many reads said ENOBUFS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -349,10 +351,16 @@ static int cmd_stall(const char *dev, unsigned int ms, uint32_t mode)
 		perror("PHYLLO_IOC_SET_RECV_MODE");
 		return 1;
 	}
-	usleep(ms * 1000u);
-	if (ioctl(fd, PHYLLO_IOC_GET_FILE_STATS, &fs) < 0) {
-		perror("PHYLLO_IOC_GET_FILE_STATS");
-		return 1;
+	/* the condition, not a time: a slow flood fills the queue later */
+	for (;;) {
+		if (ioctl(fd, PHYLLO_IOC_GET_FILE_STATS, &fs) < 0) {
+			perror("PHYLLO_IOC_GET_FILE_STATS");
+			return 1;
+		}
+		if (fs.rx_drops || ms < 50)
+			break;
+		usleep(50 * 1000u);
+		ms -= 50;
 	}
 	while (read(fd, buf, sizeof(buf)) > 0 || errno == ECONNRESET ||
 	       errno == ENOBUFS) {
