@@ -268,14 +268,15 @@ echoes() {
 # unplugged B N TTY PID: board B (on TTY, attach PID) went away: the link
 # must go down, not away, and the attach unit end by itself.
 unplugged() {
-	b=$1 name=$(serial "$1") unit=$(aunit "$3")
+	# shellcheck disable=SC2034 # gone_tty: in the eval below
+	b=$1 name=$(serial "$1") unit=$(aunit "$3") gone_tty=$3
 	until_true 120 is_lstate "$b" down && until_true 60 no_tty "$b" "$3" &&
 		until_true 30 eval "! kill -0 $4 2>/dev/null" &&
 		ok "unplug $2: $b: $3 gone, phyllo attach ($4) ended, /dev/phyllo/$name -> $(ldev "$b") down" ||
 		bad "unplug $2: $b: state '$(lstate "$b")', $(ls /dev/"$3" 2>&1)"
 	[ ! -e /dev/phyllo/by-tty/"$3" ] && [ ! -e /run/lock/LCK.."$3" ] &&
 		ok "unplug $2: $b: the by-tty name and the lock are gone" || bad "unplug $2: $b: name or lock left"
-	until_true 60 eval '[ "$(journal_count "$unit" "$3 hung up (unplugged?)")" -ge 1 ]' &&
+	until_true 60 eval '[ "$(journal_count "$unit" "$gone_tty hung up (unplugged?)")" -ge 1 ]' &&
 		until_true 60 is_state_of "$unit" inactive &&
 		[ "$(systemctl show -p Result --value "$unit")" = success ] &&
 		ok "unplug $2: $b: attach logged the hang-up; $unit inactive, result success" ||
@@ -315,14 +316,15 @@ count_of() {
 	[ "$2.$3" = mqtt.up ] && c=$((c - 1))
 	echo "$c"
 }
-# value_count B OBS V: lines carrying the value V (topic hp or hpc)
-value_count() {
+# vpat B OBS V: a line carrying the value V (topic hp or hpc)
+vpat() {
 	if [ "$2" = mqtt ]; then
-		grep -c -E " phyllo/$(serial "$1")/hpc? $3\$" $o/mqtt
+		echo " phyllo/$(serial "$1")/hpc? $3\$"
 	else
-		grep -c -E " (unit )?hpc? $3\$" "$(ofile "$1" "$2")"
+		echo " (unit )?hpc? $3\$"
 	fi
 }
+value_count() { grep -c -E "$(vpat "$@")" "$(ofile "$1" "$2")"; }
 # seen_all B V...: every observer of board B has each value
 seen_all() {
 	b=$1
@@ -433,10 +435,11 @@ timing() {
 order() {
 	since "$1" "$2" >/tmp/since
 	e=$(grep -n -E "$(pat "$1" "$2.$3")" /tmp/since | head -1 | cut -d: -f1)
+	ob=$1 ox=$2
 	shift 3
 	[ -n "$e" ] || return 1
 	for v; do
-		l=$(grep -n -E "[ /](unit )?hpc? $v\$" /tmp/since | cut -d: -f1)
+		l=$(grep -n -E "$(vpat "$ob" "$ox" "$v")" /tmp/since | cut -d: -f1)
 		[ "$(echo "$l" | grep -c .)" = 1 ] && [ "$l" -gt "$e" ] || return 1
 	done
 }
