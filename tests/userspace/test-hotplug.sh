@@ -170,7 +170,7 @@ written=$(grep -c '^Allocated inode' "$work/debugfs.log" || true)
 echo "test-hotplug: Linux $kver (systemd, udev) in qemu (TCG): two boards, $cycles unplug/plug cycles and a reset, then the bridge"
 timeout "$timeout_s" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -no-reboot -display none -nic none \
 	-kernel "$vmlinuz" -initrd "$initrd" \
-	-append "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service systemd.run=/root/phyllo-hotplug-guest.sh systemd.run_success_action=poweroff systemd.run_failure_action=poweroff phyllo.cycles=$cycles phyllo.count=$count phyllo.bridged=$bridged phyllo.units=$units phyllo.ftdi=$ftdi" \
+	-append "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service systemd.run=/root/phyllo-hotplug-guest.sh systemd.run_success_action=poweroff systemd.run_failure_action=poweroff systemd.default_timeout_start_sec=600 phyllo.cycles=$cycles phyllo.count=$count phyllo.bridged=$bridged phyllo.units=$units phyllo.ftdi=$ftdi" \
 	-drive "file=$work/disk.img,if=virtio,format=raw,cache=unsafe" \
 	-serial "file:$work/console.log" -serial "file:$work/report.log" \
 	-device qemu-xhci,id=xhci \
@@ -178,6 +178,12 @@ timeout "$timeout_s" qemu-system-x86_64 -accel tcg -smp 1 -m 1024 -no-reboot -di
 	-qmp "unix:$work/qmp.sock,server=on,wait=off" &
 qemu=$!
 
+# running: qemu (its timeout) runs; kill -0 alone says yes to the zombie
+# it leaves until this script waits for it.
+running() {
+	s=$(ps -o stat= -p "$qemu" 2>/dev/null)
+	[ -n "$s" ] && [ "${s#Z}" = "$s" ]
+}
 # ask SEQ: the guest's SEQth ask ("plug 1 2"), once it has made it;
 # false if qemu ended first.
 ask() {
@@ -186,7 +192,7 @@ ask() {
 			a=$(tr -d '\r' <"$work/report.log" | sed -n "s/^HOTPLUG-HOST $1 //p" | head -1)
 			[ -n "$a" ] && echo "$a" && return 0
 		fi
-		kill -0 "$qemu" 2>/dev/null || return 1
+		running || return 1
 		sleep 0.2
 	done
 }
