@@ -101,12 +101,13 @@ bad() {
 }
 host() { seq=$((seq + 1)); echo "HOTPLUG-HOST $seq $*"; }
 # until_true SECONDS CMD...: CMD every 0.2 s until it succeeds or time is up
+# (its counter has a name of its own: callers keep theirs)
 until_true() {
-	n=$(($1 * 5))
+	ut_left=$(($1 * 5))
 	shift
 	while ! "$@"; do
-		n=$((n - 1))
-		[ $n -le 0 ] && return 1
+		ut_left=$((ut_left - 1))
+		[ $ut_left -le 0 ] && return 1
 		sleep 0.2
 	done
 }
@@ -370,7 +371,7 @@ start_observers() {
 		as_user phyllo pub -d "$l" hp 1 2>/tmp/err && until_true 60 seen_all "$b" 1 ||
 			{ bad "$b: the first unit did not reach every observer"; return 1; }
 		pids=''
-		for p in "phyllo sub -d $l " "hotplug-client $l\$" "hotplug-client.py $l\$"; do
+		for p in "phyllo sub -d $l( |\$)" "hotplug-client $l\$" "hotplug-client.py $l\$"; do
 			pids="$pids $(pgrep -u "$user" -f -- "$p")"
 		done
 		pids="$pids $(systemctl show -p MainPID --value "$bu")"
