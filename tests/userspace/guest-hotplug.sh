@@ -67,12 +67,12 @@
 #     mosquitto_sub (for the reset: from the far end's start).
 #  5. systemctl stop of the ftdi's attach unit: a detach (another down for
 #     the programs); start: up again.
-#  6. the ACM board's bridge: its dynamic user, BRIDGED commands through it,
-#     stopped (offline, its counters); then each program still runs, with
-#     the same one open file of its link as at the start, and saw every
-#     down, up and reset once; systemd-analyze security of both units (at
-#     most 2.0), before their hardening beside them if the host staged
-#     the units of that revision as phyllo-*-base@.
+#  6. each program still runs, with the same one open file of its link
+#     as at the start, and said every down, up and reset once; then the
+#     ACM board's bridge: its dynamic user, BRIDGED commands through it,
+#     stopped (offline, its counters); systemd-analyze security of both
+#     units (at most 2.0), before their hardening beside them if the host
+#     staged the units of that revision as phyllo-*-base@.
 # Results are "ok ..." or "FAIL ..." lines on ttyS1, with "timing" lines,
 # last "HOTPLUG-DONE <failures>".
 exec >/dev/ttyS1 2>&1
