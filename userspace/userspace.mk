@@ -213,6 +213,13 @@ test-guest-attach: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO)
 # commands through it, and both units' systemd-analyze security
 # (tests/userspace/test-hotplug.sh).
 CHECK_TARGETS += test-hotplug
+# make test-hotplug-boards: two named boards (a CDC ACM gadget as an Uno on
+# dummy_hcd, QEMU's usb-serial) unplugged, swapped and reset under every
+# client (tests/userspace/boards/); not in make check yet, see its header.
+.PHONY: test-hotplug-boards
+test-hotplug-boards: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO) $(HOST)/phyllo-bridge
+	@scripts/deps.sh core qemu dkms kernels mqtt-lib
+	tests/userspace/boards/test-hotplug-boards.sh $(BUILD) $(MAKE) 2 200 20
 .PHONY: test-hotplug
 test-hotplug: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO) $(HOST)/phyllo-bridge
 	@scripts/deps.sh core qemu dkms kernels mqtt-lib
