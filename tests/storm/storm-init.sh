@@ -3,15 +3,16 @@
 # /init of the make test-storm guest. Mounts the basics and debugfs, sets
 # kmemleak's boot-time suspects aside, loads phyllo.ko, starts the echo
 # link (phyllo peer --echo on a pty, ldattach 29 on its slave), runs
-# paused-read (a reader paused in its copy by userfaultfd), then the
-# storm (storm.iter=, storm.seed=, storm.failslab= and storm.failpage=
-# from the kernel command line; with failslab, the kmalloc caches must
-# carry slub_debug's failslab flag; with failpage, fail_page_alloc must be
-# in debugfs), then
-# checks: the storm passed, the module is gone, kmemleak finds nothing
-# after two scans, dmesg holds no report (storm-check.sh). The last line
-# is "STORM-RESULT: PASS" or "STORM-RESULT: FAIL: why"; then it reboots,
-# which ends qemu (-no-reboot).
+# paused-read (a reader paused in its copy by userfaultfd), the replug
+# storm (storm.replug= cycles, 0: none), then the storm (storm.iter=,
+# storm.seed=, storm.failslab= and storm.failpage= from the kernel command
+# line, the last three for the replug storm too; with failslab, the
+# kmalloc caches must carry slub_debug's failslab flag; with failpage,
+# fail_page_alloc must be in debugfs), then checks: both storms passed,
+# the module is gone, kmemleak finds nothing after two scans, dmesg holds
+# no report (storm-check.sh). The last line is "STORM-RESULT: PASS" or
+# "STORM-RESULT: FAIL: why"; then it reboots, which ends qemu
+# (-no-reboot).
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
@@ -24,6 +25,7 @@ iter=$(arg iter)
 seed=$(arg seed)
 failslab=$(arg failslab)
 failpage=$(arg failpage)
+replug=$(arg replug)
 km=/sys/kernel/debug/kmemleak
 why=""
 result() {
@@ -67,6 +69,11 @@ fi
 # back from its queue, resets, is reconfigured, and a file closes.
 if [ -z "$why" ]; then
 	paused-read /dev/phyllo0 || why="$why paused-read"
+fi
+# A named link unplugged and plugged again under its open files.
+if [ -z "$why" ] && [ "${replug:-0}" != 0 ]; then
+	replug --cycles "$replug" --seed "${seed:-1}" --failslab "${failslab:-0}" \
+		--failpage "${failpage:-0}" || why="$why replug"
 fi
 if [ -z "$why" ]; then
 	storm --echo /tmp/echo0 --iter "${iter:-3000}" --seed "${seed:-1}" \

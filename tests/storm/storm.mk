@@ -19,6 +19,9 @@
 # the percent of the scoped kmalloc allocations that fail (default 10, 0:
 # none), STORM_FAILPAGE the percent of the scoped page allocations of
 # order 2 and up (default 50, 0: none; both 0 turn fault injection off).
+# Before the storm, the replug storm (replug.c) unplugs and plugs a named
+# link STORM_REPLUG times (default 10000), STORM_SHORT_REPLUG in the short
+# run (default 300); 0 skips it.
 
 STORM_ITER ?= 100000
 STORM_SHORT_ITER ?= 5000
@@ -27,6 +30,8 @@ STORM_SAN ?= kcsan
 STORM_SHORT_SAN ?= kasan
 STORM_FAILSLAB ?= 10
 STORM_FAILPAGE ?= 50
+STORM_REPLUG ?= 10000
+STORM_SHORT_REPLUG ?= 300
 
 CHECK_TARGETS += test-storm-short
 
@@ -34,11 +39,11 @@ CHECK_TARGETS += test-storm-short
 
 test-storm: $(HOST)/phyllo
 	@scripts/deps.sh storm
-	tests/storm/test-storm.sh $(BUILD) $(STORM_ITER) $(STORM_SEED) $(STORM_SAN) $(STORM_FAILSLAB) $(STORM_FAILPAGE)
+	tests/storm/test-storm.sh $(BUILD) $(STORM_ITER) $(STORM_SEED) $(STORM_SAN) $(STORM_FAILSLAB) $(STORM_FAILPAGE) $(STORM_REPLUG)
 
 test-storm-short: $(HOST)/phyllo
 	@scripts/deps.sh storm
-	tests/storm/test-storm.sh $(BUILD) $(STORM_SHORT_ITER) $(STORM_SEED) $(STORM_SHORT_SAN) $(STORM_FAILSLAB) $(STORM_FAILPAGE)
+	tests/storm/test-storm.sh $(BUILD) $(STORM_SHORT_ITER) $(STORM_SEED) $(STORM_SHORT_SAN) $(STORM_FAILSLAB) $(STORM_FAILPAGE) $(STORM_SHORT_REPLUG)
 
 storm-kernel:
 	@scripts/deps.sh storm
