@@ -27,11 +27,13 @@
  *     them; a reader file (hold mode, the largest hold budget) reads;
  *     a poller polls both and checks PHYLLO_IOC_GET_STATE; an interrupter
  *     sends SIGUSR1 to the three. Each file is opened once and kept.
- *     Per cycle, on the board's file: a reader records every host unit,
- *     and a writer sends 1-3 rounds of 1-6 board units, each round
- *     fsynced. A unit is acknowledged when an fsync after it returned 0
- *     with no ECONNRESET from a write or fsync in between (the ones since
- *     the last good fsync are then unknown).
+ *     Per cycle, on the board's link, the same pair of files: a reader
+ *     records every host unit, a writer sends 1-3 rounds of 1-6 board
+ *     units, each round fsynced. A unit is acknowledged when an fsync
+ *     after it returned 0 with no ECONNRESET from a write or fsync in
+ *     between (the ones since the last good fsync are then unknown).
+ *     Writers have files of their own because a read that reports a
+ *     reset tells the file's writers too (phyllo(4)).
  *  4. Invariants: every acknowledged host unit was read by a board file,
  *     every acknowledged board unit by the host reader, each file's units
  *     in increasing sequence with their patterns intact; the host reader
@@ -140,12 +142,16 @@ static uint8_t board_acked[SEQ_MAX / 8], board_got[SEQ_MAX / 8];
 static uint32_t board_next;	/* the board writers' next sequence */
 static long last_host_got = -1;	/* the board readers' last sequence */
 
-/* This cycle's board file and how far its threads got. */
+/*
+ * This cycle's board files and how far their threads got. The writer has
+ * a file of its own, as the host's: a read that reports a reset tells
+ * that file's writers too (phyllo(4)), and the writer must hear of it.
+ */
 static struct {
-	int fd;
+	int fd, wfd;
 	atomic_long host_units;		/* host units its reader read */
 	atomic_bool round_done;		/* its writer's first round ended */
-} board = { -1, 0, false };
+} board = { -1, -1, 0, false };
 
 static struct {
 	atomic_long host_written, host_acked, host_got, host_resets;
@@ -854,14 +860,14 @@ static void *board_writer(struct thread *t)
 
 	while (rounds--) {
 		for (n = 1 + rnd(t, 6); n;) {
-			if (!send_unit(t, board.fd, BOARD_TYPE, &board_next, &from)) {
+			if (!send_unit(t, board.wfd, BOARD_TYPE, &board_next, &from)) {
 				atomic_fetch_add(&cnt.board_written, 1);
 				n--;
 			} else if (!board_went_on(t, "board write")) {
 				goto out;
 			}
 		}
-		if (sync_units(t, board.fd, board_acked, board_next, &from, &cnt.board_acked) &&
+		if (sync_units(t, board.wfd, board_acked, board_next, &from, &cnt.board_acked) &&
 		    !board_went_on(t, "board fsync"))
 			break;
 		atomic_store(&board.round_done, true);
@@ -964,24 +970,32 @@ static int open_retry(struct thread *t, const char *path, int *slave)
 	return -1;
 }
 
+/* A writer's file takes no unit: its subscription matches none, it drops. */
+static bool writer_file(int fd)
+{
+	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE, .type = SUB_NEVER };
+	uint32_t drop = PHYLLO_RECV_DROP;
+
+	return !ioctl(fd, PHYLLO_IOC_SUBSCRIBE, &sub) &&
+	       !ioctl(fd, PHYLLO_IOC_SET_RECV_MODE, &drop);
+}
+
 /*
  * The first cycle named the link: open its two files (unmarked), the
- * writer's matching nothing and dropping, the reader's holding for as
- * long as the link allows, and start the threads that use them.
+ * writer's, and the reader's holding for as long as the link allows,
+ * and start the threads that use them.
  */
 static bool host_open(void)
 {
-	struct phyllo_subscription sub = { .flags = PHYLLO_SUB_TYPE, .type = SUB_NEVER };
 	struct phyllo_link_config cfg = { .rxq_stall_ms = PHYLLO_STALL_MS_MAX,
 					  .mask = PHYLLO_SET_RXQ_STALL_MS };
-	uint32_t drop = PHYLLO_RECV_DROP, hold = PHYLLO_RECV_HOLD;
+	uint32_t hold = PHYLLO_RECV_HOLD;
 	char path[32];
 
 	snprintf(path, sizeof(path), "/dev/phyllo%d", unit_n);
 	host_wfd = open(path, O_RDWR | O_CLOEXEC);
 	host_rfd = open(path, O_RDWR | O_CLOEXEC);
-	if (host_wfd < 0 || host_rfd < 0 || ioctl(host_wfd, PHYLLO_IOC_SUBSCRIBE, &sub) ||
-	    ioctl(host_wfd, PHYLLO_IOC_SET_RECV_MODE, &drop) ||
+	if (host_wfd < 0 || host_rfd < 0 || !writer_file(host_wfd) ||
 	    ioctl(host_rfd, PHYLLO_IOC_SET_RECV_MODE, &hold) ||
 	    ioctl(host_rfd, PHYLLO_IOC_SET_CONFIG, &cfg)) {
 		fail("%s: %s", path, strerror(errno));
@@ -1093,12 +1107,38 @@ static bool host_unplugged(struct thread *t, int c)
 	return true;
 }
 
+/*
+ * The board's files on /dev/phylloM, the master's link, opened (marked)
+ * before the slave is attached: a reader's, and the writer's.
+ */
+static bool board_open(struct thread *t, int master)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/dev/phyllo%d", tty_unit(master));
+	board.fd = open_retry(t, path, NULL);
+	board.wfd = board.fd < 0 ? -1 : open_retry(t, path, NULL);
+	if (board.wfd >= 0 && !writer_file(board.wfd)) {
+		fail("%s: cycle %d: %s: %s", t->name, atomic_load(&cycle), path, strerror(errno));
+		return false;
+	}
+	return board.wfd >= 0;
+}
+
+static void board_close(void)
+{
+	if (board.fd >= 0)
+		close(board.fd);
+	if (board.wfd >= 0)
+		close(board.wfd);
+	board.fd = board.wfd = -1;
+}
+
 /* One cycle (contract 1 and 2); false ends the run. */
 static bool cycle_run(struct thread *t, int c)
 {
 	struct phyllo_attach req = { NAME, 0, { 0 } };
-	bool ok = false, writing = false;
-	char path[32];
+	bool ok = false, reading = false, writing = false;
 	int m, s = -1;
 
 	atomic_store(&cycle, c);
@@ -1110,13 +1150,13 @@ static bool cycle_run(struct thread *t, int c)
 		close(s);
 		return false;
 	}
-	snprintf(path, sizeof(path), "/dev/phyllo%d", tty_unit(m));
-	board.fd = open_retry(t, path, NULL);
 	atomic_store(&board.host_units, 0);
 	atomic_store(&board.round_done, false);
-	if (board.fd >= 0)
+	if (board_open(t, m)) {
 		spawn(T_BREADER, board_reader, true);
-	if (board.fd >= 0 && !attach(t, s) &&
+		reading = true;
+	}
+	if (reading && !attach(t, s) &&
 	    !ioctl_retry(t, "TTY_ATTACH", s, PHYLLO_IOC_TTY_ATTACH, &req, 1,
 			 &cnt.tty_attach_enomem) &&
 	    host_plugged(t, s)) {
@@ -1128,12 +1168,11 @@ static bool cycle_run(struct thread *t, int c)
 	unplug(t, m, s);
 	if (ok)
 		ok = host_unplugged(t, c);
-	if (board.fd >= 0)
+	if (reading)
 		join(T_BREADER);
 	if (writing)
 		join(T_BWRITER);
-	if (board.fd >= 0)
-		close(board.fd);
+	board_close();
 	return ok;
 }
 
