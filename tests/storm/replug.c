@@ -259,11 +259,19 @@ static bool put(const char *path, const char *val)
 	return ok;
 }
 
-/* This thread's allocations may fail (under fault injection) or not. */
+/*
+ * This thread's allocations may fail (under fault injection) or not;
+ * unmarking is retried, as the write itself runs marked.
+ */
 static void mark(bool on)
 {
+	int i;
+
+	for (i = 0; faults() && i < RETRIES; i++)
+		if (put(MAKE_IT_FAIL, on ? "1" : "0"))
+			return;
 	if (faults())
-		put(MAKE_IT_FAIL, on ? "1" : "0");
+		fail("%s: %s", MAKE_IT_FAIL, strerror(errno));
 }
 
 static void bit_set(uint8_t *map, uint32_t i)
