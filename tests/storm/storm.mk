@@ -21,9 +21,7 @@
 # order 2 and up (default 50, 0: none; both 0 turn fault injection off).
 # Before the storm, the replug storm (replug.c) unplugs and plugs a named
 # link STORM_REPLUG times (default 10000), STORM_SHORT_REPLUG in the short
-# run; 0 skips it. The short run's default is 0 until replug has run in
-# this guest (5 December 2026: written and compiled, not yet run: the
-# storm kernel was still building); then 300.
+# run (default 300); 0 skips it.
 
 STORM_ITER ?= 100000
 STORM_SHORT_ITER ?= 5000
@@ -33,7 +31,7 @@ STORM_SHORT_SAN ?= kasan
 STORM_FAILSLAB ?= 10
 STORM_FAILPAGE ?= 50
 STORM_REPLUG ?= 10000
-STORM_SHORT_REPLUG ?= 0
+STORM_SHORT_REPLUG ?= 300
 
 CHECK_TARGETS += test-storm-short
 
