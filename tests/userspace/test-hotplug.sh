@@ -149,7 +149,7 @@ asked() {
 qmp() { /usr/bin/python3 "$here/qmp.py" "$work/qmp.sock" "$@" | sed 's/^/test-hotplug: /'; }
 r=0
 while asked "plug $r"; do
-	qmp device_add driver=usb-serial chardev=c0 id=ser0
+	qmp device_add driver=usb-serial chardev=c0 id=ser0 serial=PHYLLOHP0001
 	[ $r -lt "$cycles" ] || break
 	r=$((r + 1))
 	asked "unplug $r" || break
