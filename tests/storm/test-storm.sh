@@ -83,7 +83,7 @@ rm -f "$log"
 sanargs=
 [ "$san" = kasan ] && sanargs=kasan_multi_shot
 # A backstop only: the storm's own watchdog names a thread that hangs.
-limit=$((900 + iter / 20 + replug / 4))
+limit=$((900 + iter / 20 + replug))
 qstart=$(date +%s)
 timeout "$limit" qemu-system-x86_64 -accel tcg,thread=multi -smp 4 -m 2G \
 	-bios /usr/share/qemu/qboot.rom -no-reboot -display none -monitor none -serial "file:$log" \
