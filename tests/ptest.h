@@ -73,6 +73,16 @@ unsigned int ptest_run(const struct ptest_suite *const *suites, unsigned int n);
 #define PTEST_SUITE(var, sname, arr) \
 	const struct ptest_suite var = { sname, arr, sizeof(arr) / sizeof(arr[0]) }
 
+/* A test program of one suite: the suite, and a main() that runs it and
+ * exits 1 if any case failed. */
+#define PTEST_MAIN(var, sname, arr) \
+	static PTEST_SUITE(var, sname, arr); \
+	int main(void) \
+	{ \
+		static const struct ptest_suite *const suites_[] = { &var }; \
+		return ptest_run(suites_, 1) ? 1 : 0; \
+	}
+
 /* Scale loop counts down on a slow target. */
 #ifndef PTEST_SCALE
 #define PTEST_SCALE 1

@@ -361,11 +361,4 @@ static const struct ptest_case cases[] = {
 	PTEST_CASE(queue_is_bounded_fifo), PTEST_CASE(ha_discovery_config),
 	PTEST_CASE(conf_splits_the_broker_list),
 };
-static PTEST_SUITE(bridge_suite, "bridge", cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &bridge_suite };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(bridge_suite, "bridge", cases)

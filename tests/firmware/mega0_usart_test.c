@@ -265,11 +265,4 @@ static const struct ptest_case cases[] = {
 	PTEST_CASE(tx_long_write_sleeps_until_room_and_keeps_order),
 	PTEST_CASE(tx_long_write_serves_receive_wake_meanwhile),
 };
-PTEST_SUITE(mega0_suite, "mega0_usart", cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &mega0_suite };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(mega0_suite, "mega0_usart", cases)

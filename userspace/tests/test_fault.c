@@ -391,11 +391,4 @@ static const struct ptest_case fault_cases[] = {
 	PTEST_CASE(fault_blackout_drops_everything_for_its_time),
 };
 
-PTEST_SUITE(phyllo_suite_fault, "phyllo_fault", fault_cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &phyllo_suite_fault };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(phyllo_suite_fault, "phyllo_fault", fault_cases)

@@ -208,11 +208,4 @@ static const struct ptest_case hold_cases[] = {
 	PTEST_CASE(ttylock_name_is_the_kernels),
 };
 
-PTEST_SUITE(phyllo_suite_hold, "phyllo_hold", hold_cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &phyllo_suite_hold };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(phyllo_suite_hold, "phyllo_hold", hold_cases)

@@ -188,11 +188,4 @@ static const struct ptest_case json_cases[] = {
 	PTEST_CASE(json_refuses_bad_input_with_offsets),
 };
 
-PTEST_SUITE(phyllo_suite_json, "phyllo_json", json_cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &phyllo_suite_json };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(phyllo_suite_json, "phyllo_json", json_cases)

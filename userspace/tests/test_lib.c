@@ -921,11 +921,4 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_send_and_wait_up_wait_while_down),
 };
 
-PTEST_SUITE(phyllo_suite_lib, "phyllo_lib", lib_cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &phyllo_suite_lib };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(phyllo_suite_lib, "phyllo_lib", lib_cases)

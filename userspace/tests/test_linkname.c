@@ -121,11 +121,4 @@ static const struct ptest_case linkname_cases[] = {
 	PTEST_CASE(linkname_resolve_leaves_paths_alone),
 };
 
-PTEST_SUITE(phyllo_suite_linkname, "phyllo_linkname", linkname_cases);
-
-int main(void)
-{
-	static const struct ptest_suite *const suites[] = { &phyllo_suite_linkname };
-
-	return ptest_run(suites, 1) ? 1 : 0;
-}
+PTEST_MAIN(phyllo_suite_linkname, "phyllo_linkname", linkname_cases)
