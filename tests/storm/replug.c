@@ -80,6 +80,7 @@
 #include <unistd.h>
 
 #include "phyllo.h"
+#include "storm-guest.h"
 
 #define NAME		"replug"
 #define N_TTY_LDISC	0
@@ -89,8 +90,6 @@
 #define HDR		9	/* [type][seq, 4 bytes LE][cycle, 4 bytes LE] */
 #define SEQ_MAX		(1u << 22)	/* units a side may send in a run */
 #define RETRIES		1000	/* ENOMEM retries of one call */
-#define MAKE_IT_FAIL	"/proc/thread-self/make-it-fail"
-#define FAULT_TIMES	1000000000L
 
 enum role {
 	T_MAIN, T_WRITER, T_READER, T_POLLER, T_BREADER, T_BWRITER,
@@ -165,31 +164,9 @@ static struct {
 	atomic_long by_close, by_detach, by_vhangup;
 } cnt;
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static unsigned int rnd(struct thread *t, unsigned int n)
 {
-	/* xorshift32: a thread's own stream, reproducible from --seed */
-	unsigned int x = t->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	t->rng = x;
-	return n ? x % n : x;
-}
-
-static void pause_us(unsigned int us)
-{
-	struct timespec ts = { us / 1000000, (long)(us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
+	return xorshift(&t->rng, n);
 }
 
 static void fail(const char *fmt, ...)
@@ -244,19 +221,6 @@ static bool errno_in(struct thread *t, const char *what, int err, ...)
 		fail("%s: cycle %d: %s: unexpected errno %d (%s)", t->name,
 		     atomic_load(&cycle), what, err, strerror(err));
 	return e != 0;
-}
-
-/* Write VAL into a file of /proc or debugfs; false on error. */
-static bool put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
 }
 
 /*
@@ -602,40 +566,6 @@ static void *interrupter(struct thread *t)
 	return NULL;
 }
 
-static bool is_kworker(long pid)
-{
-	char path[64], comm[32] = "";
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	return n > 8 && !strncmp(comm, "kworker/", 8);
-}
-
-/* Every kworker's make-it-fail set to VAL. */
-static void kworkers_mark(const char *val)
-{
-	char path[64];
-	struct dirent *de;
-	long pid;
-	DIR *d = opendir("/proc");
-
-	while (d && (de = readdir(d))) {
-		pid = atol(de->d_name);
-		if (pid > 0 && is_kworker(pid)) {
-			snprintf(path, sizeof(path), "/proc/%ld/make-it-fail", pid);
-			put(path, val);
-		}
-	}
-	if (d)
-		closedir(d);
-}
-
 /*
  * The kworkers run the tty's receive and the link's work, where a
  * received unit is allocated: marked too, every 20 ms for new ones.
@@ -648,57 +578,6 @@ static void *kworker_marker(struct thread *t)
 		pause_us(20000);
 	}
 	return NULL;
-}
-
-/* One of the kernel's fault injections, as debugfs shows it. */
-static const char failslab_dir[] = "/sys/kernel/debug/failslab/";
-static const char failpage_dir[] = "/sys/kernel/debug/fail_page_alloc/";
-
-static bool fault_put(const char *dir, const char *file, const char *val)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "%s%s", dir, file);
-	return put(path, val);
-}
-
-/* PCT % of the marked tasks' eligible calls fail, sleeping ones too. */
-static bool fault_set(const char *dir, int pct)
-{
-	char v[16], times[24];
-
-	if (!pct)
-		return fault_put(dir, "probability", "0");
-	snprintf(v, sizeof(v), "%d", pct);
-	snprintf(times, sizeof(times), "%ld", FAULT_TIMES);
-	return fault_put(dir, "task-filter", "Y") && fault_put(dir, "ignore-gfp-wait", "N") &&
-	       fault_put(dir, "verbose", "0") && fault_put(dir, "interval", "1") &&
-	       fault_put(dir, "space", "0") && fault_put(dir, "times", times) &&
-	       fault_put(dir, "probability", v);
-}
-
-/* Failures injected since fault_set(): how far "times" counted down. */
-static long fault_injected(const char *dir)
-{
-	char path[96], buf[32] = "";
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%stimes", dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? FAULT_TIMES - atol(buf) : -1;
-}
-
-static bool faults_on(void)
-{
-	return (!opt.failslab || (fault_put(failslab_dir, "cache-filter", "Y") &&
-				  fault_set(failslab_dir, opt.failslab))) &&
-	       (!opt.failpage || (fault_put(failpage_dir, "min-order", "2") &&
-				  fault_put(failpage_dir, "ignore-gfp-highmem", "Y") &&
-				  fault_set(failpage_dir, opt.failpage)));
 }
 
 static void *thread_main(void *arg)
@@ -731,31 +610,6 @@ static void spawn(enum role role, void *(*fn)(struct thread *), bool failable)
 	}
 }
 
-static void show_kernel_stack(pid_t ktid)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", ktid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		printf("replug:     %s", line);
-	fclose(f);
-}
-
-static void sysrq(char c)
-{
-	int fd = open("/proc/sysrq-trigger", O_WRONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (write(fd, &c, 1) < 0)
-			perror("replug: sysrq");
-		close(fd);
-	}
-}
-
 /* Name every live thread with its call and kernel stack, then end. */
 static void hung(const char *why)
 {
@@ -772,9 +626,9 @@ static void hung(const char *why)
 		fail("%s: cycle %d: thread %s (tid %d) in %s for %ld ms", why,
 		     atomic_load(&cycle), th->name, th->ktid, op ? op : "user code",
 		     op ? t - atomic_load(&th->since_ms) : 0);
-		show_kernel_stack(th->ktid);
+		show_kernel_stack("replug", th->ktid);
 	}
-	sysrq('w');
+	sysrq("replug", 'w');
 	printf("replug: FAIL: %s in cycle %d\n", why, atomic_load(&cycle));
 	fflush(stdout);
 	_exit(1);
@@ -883,30 +737,6 @@ static void *board_writer(struct thread *t)
 out:
 	atomic_store(&board.round_done, true);
 	return NULL;
-}
-
-/* A raw pty pair: the master, and the slave in *slave; -1 with errno. */
-static int pty_open(int *slave)
-{
-	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	struct termios tio;
-	char *name;
-
-	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m))) {
-		if (m >= 0)
-			close(m);
-		return -1;
-	}
-	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (*slave < 0) {
-		close(m);
-		return -1;
-	}
-	if (tcgetattr(*slave, &tio) == 0) {
-		cfmakeraw(&tio);
-		tcsetattr(*slave, TCSANOW, &tio);
-	}
-	return m;
 }
 
 static int tty_unit(int tty)
@@ -1318,14 +1148,14 @@ static void faults_off(long slab_base, long page_base)
 {
 	atomic_store(&marker_stop, 1);
 	join(T_MARKER);
-	fault_set(failslab_dir, 0);
-	fault_set(failpage_dir, 0);
+	fault_set(FAILSLAB_DIR, 0);
+	fault_set(FAILPAGE_DIR, 0);
 	kworkers_mark("0");
 	printf("replug: fail_slab %d %%: %ld allocations failed; fail_page_alloc %d %%: %ld; "
 	       "ENOMEM: %ld attaches (TIOCSETD), %ld TTY_ATTACH, %ld detaches, %ld board "
 	       "opens, %ld ptys, %ld other calls\n", opt.failslab,
-	       opt.failslab ? fault_injected(failslab_dir) - slab_base : 0, opt.failpage,
-	       opt.failpage ? fault_injected(failpage_dir) - page_base : 0,
+	       opt.failslab ? fault_injected(FAILSLAB_DIR) - slab_base : 0, opt.failpage,
+	       opt.failpage ? fault_injected(FAILPAGE_DIR) - page_base : 0,
 	       atomic_load(&cnt.attach_enomem), atomic_load(&cnt.tty_attach_enomem),
 	       atomic_load(&cnt.detach_enomem), atomic_load(&cnt.open_enomem),
 	       atomic_load(&cnt.pty_enomem), atomic_load(&cnt.enomem));
@@ -1381,13 +1211,13 @@ int main(int argc, char **argv)
 	t->rng = opt.seed * 2654435761u + 1;
 	printf("replug: %d cycles, seed %u, fail_slab %d %%, fail_page_alloc %d %%\n",
 	       opt.cycles, opt.seed, opt.failslab, opt.failpage);
-	if (faults() && !faults_on()) {
+	if (faults() && !faults_on(opt.failslab, opt.failpage)) {
 		printf("replug: FAIL: cannot set up fault injection: %s\n", strerror(errno));
 		return 1;
 	}
 	if (faults()) {
-		slab_base = opt.failslab ? fault_injected(failslab_dir) : 0;
-		page_base = opt.failpage ? fault_injected(failpage_dir) : 0;
+		slab_base = opt.failslab ? fault_injected(FAILSLAB_DIR) : 0;
+		page_base = opt.failpage ? fault_injected(FAILPAGE_DIR) : 0;
 		spawn(T_MARKER, kworker_marker, false);
 	}
 	spawn(T_WATCHDOG, watchdog, false);

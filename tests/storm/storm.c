@@ -95,6 +95,7 @@
 #include <unistd.h>
 
 #include "phyllo.h"
+#include "storm-guest.h"
 
 #define UNITS		4	/* /dev/phyllo0..3 are tried */
 #define N_TTY_LDISC	0
@@ -164,24 +165,9 @@ static void *bad_page;	/* PROT_NONE: copy_to_user() into it faults */
 static pthread_rwlock_t l1_lock = PTHREAD_RWLOCK_INITIALIZER;
 static int l1_master = -1;
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static unsigned int rnd(struct worker *w, unsigned int n)
 {
-	/* xorshift32: a thread's own stream, reproducible from --seed */
-	unsigned int x = w->rng;
-
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	w->rng = x;
-	return n ? x % n : x;
+	return xorshift(&w->rng, n);
 }
 
 static void fail(const char *fmt, ...)
@@ -246,13 +232,6 @@ static bool enomem(int r)
 		return false;
 	atomic_fetch_add(&enomem_seen, 1);
 	return true;
-}
-
-static void pause_us(unsigned int us)
-{
-	struct timespec ts = { 0, (long)us * 1000 };
-
-	nanosleep(&ts, NULL);
 }
 
 /* Open /dev/phyllo<unit>; -1 when it does not exist (detached). */
@@ -859,78 +838,10 @@ static void *opencloser(struct worker *w)
 	return NULL;
 }
 
-static bool put(const char *path, const char *val);
-
-#define MAKE_IT_FAIL	"/proc/thread-self/make-it-fail"
-#define FAULT_TIMES	1000000000L	/* "times" at the start */
-
-/* One of the kernel's fault injections, as debugfs shows it. */
-struct fault {
-	const char *dir;
-};
-
-static const struct fault failslab = { "/sys/kernel/debug/failslab/" };
-static const struct fault failpage = { "/sys/kernel/debug/fail_page_alloc/" };
-
-static bool fault_put(const struct fault *f, const char *file, const char *val)
-{
-	char path[96];
-
-	snprintf(path, sizeof(path), "%s%s", f->dir, file);
-	return put(path, val);
-}
-
-/*
- * PCT % of the eligible calls of the marked tasks fail (sleeping ones
- * too: the module allocates with GFP_KERNEL), or none (0); false if
- * debugfs refuses.
- */
-static bool fault_set(const struct fault *f, int pct)
-{
-	char v[16], times[24];
-
-	if (!pct)
-		return fault_put(f, "probability", "0");
-	snprintf(v, sizeof(v), "%d", pct);
-	snprintf(times, sizeof(times), "%ld", FAULT_TIMES);
-	return fault_put(f, "task-filter", "Y") && fault_put(f, "ignore-gfp-wait", "N") &&
-	       fault_put(f, "verbose", "0") && fault_put(f, "interval", "1") &&
-	       fault_put(f, "space", "0") && fault_put(f, "times", times) &&
-	       fault_put(f, "probability", v);
-}
-
-/*
- * Failures injected so far: how far "times" has counted down, or -1.
- * Opening it allocates: the caller must not be marked.
- */
-static long fault_injected(const struct fault *f)
-{
-	char path[96], buf[32] = "";
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%stimes", f->dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-	if (fd >= 0)
-		close(fd);
-	return n > 0 ? FAULT_TIMES - atol(buf) : -1;
-}
-
-/* Both injections as the options ask, each with its own scope. */
-static bool faults_on(void)
-{
-	return (!opt.failslab || (fault_put(&failslab, "cache-filter", "Y") &&
-				  fault_set(&failslab, opt.failslab))) &&
-	       (!opt.failpage || (fault_put(&failpage, "min-order", "2") &&
-				  fault_put(&failpage, "ignore-gfp-highmem", "Y") &&
-				  fault_set(&failpage, opt.failpage)));
-}
-
 /* Page allocations failed since BEFORE (-1: unknown), the caller unmarked. */
 static long failpage_since(long before)
 {
-	long now = fault_injected(&failpage);
+	long now = fault_injected(FAILPAGE_DIR);
 
 	return before >= 0 && now >= before ? now - before : 0;
 }
@@ -952,7 +863,7 @@ static int setd(struct worker *w, int fd, int ldisc)
 	if (watch) {
 		put(MAKE_IT_FAIL, "0");
 		pthread_mutex_lock(&attach_lock);
-		before = fault_injected(&failpage);
+		before = fault_injected(FAILPAGE_DIR);
 	}
 	if (faults())
 		put(MAKE_IT_FAIL, marked ? "1" : "0");
@@ -1006,30 +917,6 @@ static void *ldisc_toggler(struct worker *w)
 	}
 	close(fd);	/* L0 as it is: the teardown detaches it */
 	return NULL;
-}
-
-/* A pty pair: master (non-blocking) and slave, or -1. */
-static int pty_open(int *slave)
-{
-	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	struct termios t;
-	char *name;
-
-	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m))) {
-		if (m >= 0)
-			close(m);
-		return -1;
-	}
-	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (*slave < 0) {
-		close(m);
-		return -1;
-	}
-	if (tcgetattr(*slave, &t) == 0) {
-		cfmakeraw(&t);
-		tcsetattr(*slave, TCSANOW, &t);
-	}
-	return m;
 }
 
 static void l1_set_master(int m)
@@ -1148,34 +1035,6 @@ static void *interrupter(struct worker *w)
 	return NULL;
 }
 
-/* Write VAL into a file of /proc or debugfs; false on error. */
-static bool put(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok;
-}
-
-static bool is_kworker(long pid)
-{
-	char path[64], comm[32] = "";
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	return n > 8 && !strncmp(comm, "kworker/", 8);
-}
-
 /*
  * --failslab: the kernel's workers run the tty's receive and the link's
  * work, so they are marked too; new ones appear, so every 20 ms, until
@@ -1183,23 +1042,9 @@ static bool is_kworker(long pid)
  */
 static void *kworker_marker(struct worker *w)
 {
-	char path[64];
-	struct dirent *de;
-	long pid;
-	DIR *d;
-
 	(void)w;
 	while (!atomic_load(&marker_stop)) {
-		d = opendir("/proc");
-		while (d && (de = readdir(d))) {
-			pid = atol(de->d_name);
-			if (pid > 0 && is_kworker(pid)) {
-				snprintf(path, sizeof(path), "/proc/%ld/make-it-fail", pid);
-				put(path, "1");
-			}
-		}
-		if (d)
-			closedir(d);
+		kworkers_mark("1");
 		atomic_fetch_add(&marker_passes, 1);
 		pause_us(20000);
 	}
@@ -1322,31 +1167,6 @@ static struct worker *spawn(const char *name, int i, void *(*fn)(struct worker *
 	return w;
 }
 
-static void show_kernel_stack(struct worker *w)
-{
-	char path[64], line[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stack", w->ktid);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		printf("storm:     %s", line);
-	fclose(f);
-}
-
-static void sysrq(char c)
-{
-	int fd = open("/proc/sysrq-trigger", O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, &c, 1) < 0)
-			perror("storm: sysrq");
-		close(fd);
-	}
-}
-
 /* Name every thread of [from, to) not exited, with its call and stack. */
 static int report_hung(const char *why, int from, int to)
 {
@@ -1363,10 +1183,10 @@ static int report_hung(const char *why, int from, int to)
 		hung++;
 		fail("%s: thread %s (tid %d) in %s for %ld ms", why, w->name, w->ktid,
 		     op ? op : "user code", op ? t - atomic_load(&w->since_ms) : 0);
-		show_kernel_stack(w);
+		show_kernel_stack("storm", w->ktid);
 	}
 	if (hung)
-		sysrq('w');
+		sysrq("storm", 'w');
 	return hung;
 }
 
@@ -1726,7 +1546,7 @@ static bool sweep_one(int nth, int n)
 		fail("attach sweep: pty: %s", strerror(errno));
 		return false;
 	}
-	before = fault_injected(&failpage);
+	before = fault_injected(FAILPAGE_DIR);
 	snprintf(v, sizeof(v), "%d", n);
 	if (pwrite(nth, v, strlen(v), 0) < 0)
 		fail("attach sweep: fail-nth: %s", strerror(errno));
@@ -1773,8 +1593,8 @@ static void attach_sweep(void)
 	while (n < 1000 && sweep_one(nth, n))
 		n++;
 	close(nth);
-	sweep.slab_base = fault_injected(&failslab);
-	sweep.page_base = fault_injected(&failpage);
+	sweep.slab_base = fault_injected(FAILSLAB_DIR);
+	sweep.page_base = fault_injected(FAILPAGE_DIR);
 	printf("storm: attach sweep: %d calls of an attach failed one at a time: %d attaches "
 	       "failed with ENOMEM (%d for a page allocation%s), %d survived\n",
 	       sweep.failed, sweep.enomem, sweep.page, sweep.page_calls, sweep.survived);
@@ -1786,16 +1606,16 @@ static void attach_sweep(void)
 /* The injected failures, where ENOMEM came back, and the sweep's count. */
 static void faults_report(void)
 {
-	fault_set(&failslab, 0);
-	fault_set(&failpage, 0);
+	fault_set(FAILSLAB_DIR, 0);
+	fault_set(FAILPAGE_DIR, 0);
 	if (opt.failslab)
 		printf("storm: fail_slab: %ld allocations failed (%d %% of the storm's and "
 		       "the kworkers' kmalloc-* allocations)\n",
-		       fault_injected(&failslab) - sweep.slab_base, opt.failslab);
+		       fault_injected(FAILSLAB_DIR) - sweep.slab_base, opt.failslab);
 	if (opt.failpage)
 		printf("storm: fail_page_alloc: %ld page allocations failed (%d %% of the "
 		       "storm's and the kworkers' of order 2 and up), %ld during marked "
-		       "attaches\n", fault_injected(&failpage) - sweep.page_base, opt.failpage,
+		       "attaches\n", fault_injected(FAILPAGE_DIR) - sweep.page_base, opt.failpage,
 		       atomic_load(&page_in_attach));
 	printf("storm: ENOMEM returned %ld times; attaches: %ld failed with ENOMEM, %ld "
 	       "of them with a page allocation failed during the call\n",
@@ -1905,9 +1725,9 @@ int main(int argc, char **argv)
 	printf("storm: %ld iterations, seed %u, echo link %s, stuck link /dev/phyllo%d, "
 	       "ACK link /dev/phyllo%d (%ld units)\n", opt.iter, opt.seed, opt.echo_path,
 	       l2_unit, l3_unit, opt.ack);
-	if (faults() && !faults_on()) {
-		fail("fault injection: cannot set up %s or %s: %s", failslab.dir,
-		     failpage.dir, strerror(errno));
+	if (faults() && !faults_on(opt.failslab, opt.failpage)) {
+		fail("fault injection: cannot set up %s or %s: %s", FAILSLAB_DIR,
+		     FAILPAGE_DIR, strerror(errno));
 		return 1;
 	}
 	if (faults())
