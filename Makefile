@@ -152,7 +152,7 @@ KREL ?= $(shell uname -r)
 install-module:
 	@test -d /lib/modules/$(KREL)/build || { echo "install-module: no headers for \
 $(KREL): apt-get install linux-headers-$(KREL)"; exit 1; }
-	tests/kernel/kmod.sh $(BUILD)/kmod/$(KREL) /lib/modules/$(KREL)/build
+	kernel/kmod.sh $(BUILD)/kmod/$(KREL) /lib/modules/$(KREL)/build
 	install -D -m 644 $(BUILD)/kmod/$(KREL)/phyllo.ko $(DESTDIR)/lib/modules/$(KREL)/extra/phyllo.ko
 	$(if $(DESTDIR),,depmod -a $(KREL))
 

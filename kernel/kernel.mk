@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # kernel/kernel.mk - phyllo.ko and its tests, included by the top-level
-# Makefile; the scripts doing the work live in tests/kernel/ and tests/dkms/.
+# Makefile. The module's build is here (kmod.sh: one kernel; module.sh:
+# the matrix below); its tests are in tests/kernel/ and tests/dkms/.
 # The kernels are Debian's (tests/kernel/kernel-get.sh): 6.1 (Debian 12),
 # 6.12 (bookworm-backports) and unstable (the newest, built in a cached
 # unstable chroot), and their ARM flavours (ARM_KERNELS: arm64, armmp and
@@ -46,7 +47,7 @@ CHECK_TARGETS += module upstream kunit test-kernel test-qemu test-dkms
 
 module:
 	@scripts/deps.sh kernel qemu kernels arm
-	tests/kernel/module.sh $(BUILD) $(KERNELS)
+	kernel/module.sh $(BUILD) $(KERNELS)
 
 kunit:
 	@scripts/deps.sh kernel kernels qemu

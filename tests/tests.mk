@@ -13,7 +13,7 @@ demo-deps:
 # phyllo.ko for the kernel the guest boots (Debian's linux-image-amd64)
 demo-kmod: demo-deps
 	@kver=$$(tests/qemu/kver.sh) && echo "demo: building phyllo.ko for $$kver" && \
-		tests/kernel/kmod.sh $(BUILD)/kmod/$$kver /lib/modules/$$kver/build >/dev/null
+		kernel/kmod.sh $(BUILD)/kmod/$$kver /lib/modules/$$kver/build >/dev/null
 
 # The README's libphyllo example, built as the README says (make install,
 # then cc with pkg-config): the guest runs it against the board.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make test-qemu: each kernel's Debian image under qemu-system-x86_64
 # -accel tcg with a busybox initramfs (tests/qemu/mkinitramfs.sh) holding
-# phyllo.ko built against that kernel's headers (module.sh); the guest's
+# phyllo.ko built against that kernel's headers (kernel/module.sh); the guest's
 # ttyS1 (second -serial) is a unix socket that `phyllo peer --echo
 # --connect` joins on the host. The guest attaches the line discipline
 # with ldattach and sends COUNT units through /dev/phyllo0.
@@ -66,7 +66,7 @@ arm_boot() {
 for name in "$@"; do
 	eval "$("$here/kernel-get.sh" "$name")"
 	ko=$build/kmod/$kver/phyllo.ko
-	[ -f "$ko" ] || "$here/module.sh" "$build" "$name" >/dev/null
+	[ -f "$ko" ] || "$repo/kernel/module.sh" "$build" "$name" >/dev/null
 	out=$build/qemu/$kver
 	mkdir -p "$out"
 	sock=$out/ttyS1.sock

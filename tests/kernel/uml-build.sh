@@ -43,7 +43,7 @@ mk -j"$jobs" all >"$uml/build.log" 2>&1 || {
 	exit 1
 }
 [ -z "$cold" ] || cold_end
-"$here/kmod.sh" "$build/kmod/uml" "$uml" ARCH=um CC="ccache gcc" \
+"$here/../../kernel/kmod.sh" "$build/kmod/uml" "$uml" ARCH=um CC="ccache gcc" \
 	>"$build/kmod-uml.log" 2>&1 || { cat "$build/kmod-uml.log" >&2; exit 1; }
 if grep -iE 'warning|error' "$build/kmod-uml.log" >&2; then
 	echo "uml-build: warnings building phyllo.ko for UML" >&2

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # Build phyllo.ko out of tree without writing into the source checkout.
-# Usage: tests/kernel/kmod.sh OUTDIR KDIR [make arguments...]
+# Usage: kernel/kmod.sh OUTDIR KDIR [make arguments...]
 # OUTDIR gets symlinks to Kbuild, kernel/, core/ and uapi/ sources, so the
 # objects of each target kernel land in their own directory (6.1 has no
 # separate output directory for M= builds). Against a kernel with KUnit
@@ -10,7 +10,7 @@
 set -e
 out=$1 kdir=$2
 shift 2
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
 dirs="kernel core uapi core/tests tests/vectors tests/kernel/shim"
 for d in $dirs; do
 	mkdir -p "$out/$d"

@@ -8,8 +8,8 @@
 # `nm -u` of every .ko, whatever its architecture, too); the
 # uapi header standalone with -Wall -Werror; sparse (C=2) on Debian 12's
 # kernel; the newest kernel tree's checkpatch on every glue file.
-# Usage: tests/kernel/module.sh BUILDDIR [KERNEL...]
-# KERNEL is a name kernel-get.sh knows: 6.1 (Debian 12), 6.12
+# Usage: kernel/module.sh BUILDDIR [KERNEL...]
+# KERNEL is a name tests/kernel/kernel-get.sh knows: 6.1 (Debian 12), 6.12
 # (bookworm-backports), unstable (the newest, built in the unstable
 # chroot), and Debian's ARM flavours arm64-6.1, armmp-6.1,
 # armmp-lpae-6.1, arm64-6.12, armmp-6.12, armmp-lpae-6.12 (cross-built
@@ -22,7 +22,9 @@ shift
 	armmp-lpae-6.1 armmp-lpae-6.12
 divhelpers='__aeabi_uldivmod|__aeabi_ldivmod|__udivdi3|__divdi3|__umoddi3|__moddi3'
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/.." && pwd)
+# the kernels of the test matrix: fetched, unpacked and cached by tests/kernel/
+kernels=$repo/tests/kernel
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
 
@@ -59,13 +61,13 @@ done
 
 for name in "$@"; do
 	t0=$(date +%s)
-	eval "$("$here/kernel-get.sh" "$name")"
+	eval "$("$kernels/kernel-get.sh" "$name")"
 	t1=$(date +%s)
 	out=$build/kmod/$kver
 	log=$build/kmod-$kver.log
 	if [ -n "$chroot" ]; then
-		"$here/unstable-chroot.sh" run "$repo" "$out" \
-			sh /phyllo/tests/kernel/kmod.sh /out "$kdir" >"$log" 2>&1
+		"$kernels/unstable-chroot.sh" run "$repo" "$out" \
+			sh /phyllo/kernel/kmod.sh /out "$kdir" >"$log" 2>&1
 	elif [ -n "$kcross" ]; then
 		"$here/kmod.sh" "$out" "$kdir" CROSS_COMPILE="$kcross" >"$log" 2>&1
 	else
@@ -91,7 +93,7 @@ done
 
 # sparse (C=2: every file of the module, checked or not) on Debian 12's
 # kernel: no warning.
-eval "$("$here/kernel-get.sh" 6.1)"
+eval "$("$kernels/kernel-get.sh" 6.1)"
 "$here/kmod.sh" "$build/kmod-sparse" "$kdir" C=2 >"$build/sparse.log" 2>&1 || {
 	cat "$build/sparse.log" >&2
 	echo "module: the sparse build failed" >&2
@@ -111,7 +113,7 @@ gcc -Wall -Wextra -Werror -fsyntax-only -std=c99 -pedantic -I"$repo/uapi" "$buil
 
 # checkpatch of the newest full tree the archive gives (linux-source-6.12),
 # only its script and data files, cached beside the unpacked packages.
-eval "$("$here/kernel-get.sh" 6.12)"
+eval "$("$kernels/kernel-get.sh" 6.12)"
 cp=${source%/*}/checkpatch
 if [ ! -x "$cp/scripts/checkpatch.pl" ]; then
 	rm -rf "$cp.tmp"
