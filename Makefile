@@ -22,7 +22,7 @@ CHECK_TARGETS :=
 INSTALL_GOALS = deps deps-% check check-% test-% $(CHECK_TARGETS) demo% try bench% soak% fuzz% flash%
 DEPS = scripts/$(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),deps,probe).sh
 
-.PHONY: all check deps deps-core help install install-module uninstall
+.PHONY: all check deb deps deps-core help install install-module uninstall
 all: $(HOST)/phyllo
 
 include core/core.mk
@@ -146,6 +146,12 @@ install: $(HOST)/phyllo install-lib install-system install-capture
 uninstall: uninstall-lib uninstall-system uninstall-capture uninstall-bridge
 	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4 $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
+
+# Every binary package of debian/ (phyllo-dkms, phyllo, libphyllo0,
+# libphyllo-dev, python3-phyllolink, phyllo-bridge) in build/deb/.
+deb:
+	@scripts/deps.sh dkms
+	scripts/deb.sh $(BUILD)
 
 # phyllo.ko for the running kernel (needs its headers: linux-headers-$(uname -r)).
 KREL ?= $(shell uname -r)

@@ -27,7 +27,6 @@
 #   test-dkms-short  (not in check; a minute, for working on the package)
 #                the package's contents, and dkms.conf's MAKE line run as
 #                DKMS runs it against 6.1's and 6.12's headers
-#   deb          build/dkms/phyllo-dkms_<version>_all.deb
 #   upstream     the driver as a patch series against linux-source-6.12
 #                (build/upstream/series/, tests/kernel/upstream.sh): git am
 #                one patch at a time, each checkpatch --strict clean and
@@ -43,7 +42,7 @@ KUNIT_KERNELS ?= 6.1 6.12
 
 CHECK_TARGETS += module upstream kunit test-kernel test-qemu test-dkms
 
-.PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short deb upstream upstream-boot
+.PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short upstream upstream-boot
 
 module:
 	@scripts/deps.sh kernel qemu kernels arm
@@ -70,10 +69,6 @@ $(BUILD)/arm64/phyllo: $(PHYLLO_SRC) $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR)
 	aarch64-linux-gnu-gcc $(PHYLLO_CFLAGS) -O2 -static -I$$sysroot/usr/include \
 		$(PHYLLO_SRC) $(LIB_SRC) $(CORE_SRC) \
 		$$sysroot/usr/lib/aarch64-linux-gnu/libjansson.a -lm -o $@
-
-deb:
-	@scripts/deps.sh dkms
-	tests/dkms/deb.sh $(BUILD)
 
 test-dkms: $(HOST)/phyllo
 	@scripts/deps.sh dkms kernels

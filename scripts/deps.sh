@@ -44,7 +44,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 # stderr, as everything here: callers capture the stdout of scripts that
-# call this one (deb=$(tests/dkms/deb.sh ...)).
+# call this one (deb=$(scripts/deb.sh ...)).
 echo "deps.sh: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 # Wait for another install (a parallel make, unattended upgrades) rather

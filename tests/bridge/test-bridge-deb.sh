@@ -6,7 +6,7 @@
 #  1. make install-bridge into a DESTDIR (PREFIX /usr/local and /usr), then
 #     make uninstall: nothing left;
 #  2. every binary package of debian/ built with dpkg-buildpackage
-#     (tests/dkms/deb.sh, into BUILDDIR/bridge-deb/deb/): phyllo-bridge holds
+#     (scripts/deb.sh, into BUILDDIR/bridge-deb/deb/): phyllo-bridge holds
 #     the binary, its man page, phyllo-bridge@.service and the examples,
 #     depends on libmosquitto1, and lintian says nothing about it;
 #  3. in a fresh copy (overlayfs, thrown away) of a cached Debian 12 chroot
@@ -44,8 +44,8 @@ done
 rm -f "$dir/out" "$dir/err"
 
 # 2. the packages
-if ! "$repo/tests/dkms/deb.sh" "$build" >"$dir/out" 2>"$dir/err"; then
-	bad "building the packages (tests/dkms/deb.sh)"
+if ! "$repo/scripts/deb.sh" "$build" >"$dir/out" 2>"$dir/err"; then
+	bad "building the packages (scripts/deb.sh)"
 	checks_done
 	exit 1
 fi

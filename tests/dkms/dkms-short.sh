@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # dkms-short.sh BUILDDIR [KERNEL...] - the short form of make test-dkms, in
-# make check: build phyllo-dkms (deb.sh) and check, without a guest, that
+# make check: build phyllo-dkms (scripts/deb.sh) and check, without a guest, that
 #  1. it ships dkms.conf with the version filled in, the module's sources
 #     under /usr/src/phyllo-<version>/ and /usr/include/linux/phyllo.h;
 #  2. dkms.conf's MAKE line, run as DKMS runs it (the sources copied to
@@ -16,7 +16,7 @@ shift
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$build"
 build=$(cd "$build" && pwd)
-deb=$("$here/deb.sh" "$build")
+deb=$("$here/../../scripts/deb.sh" "$build")
 t=$build/dkms/short
 rm -rf "$t"
 mkdir -p "$t"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # make test-dkms: the phyllo-dkms package installed as a user would, in a
 # Debian 12 guest with systemd under qemu (TCG), offline:
-#  1. build the .deb (deb.sh); copy the cached disk (guest-root.sh) and put
+#  1. build the .deb (scripts/deb.sh); copy the cached disk (guest-root.sh) and put
 #     the .deb, guest.sh and phyllo-kclient into it (debugfs, no mount);
 #  2. boot its 6.1 kernel: guest.sh installs the package (DKMS builds for
 #     6.1), then the 6.12 backports kernel and headers (DKMS builds for
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 mkdir -p "$build/host"
 build=$(cd "$build" && pwd)
-deb=$("$here/deb.sh" "$build")
+deb=$("$repo/scripts/deb.sh" "$build")
 # one path, of a file (what deb.sh or the scripts it runs print on stdout
 # would otherwise become debugfs commands below)
 [ -f "$deb" ] || {

@@ -3,7 +3,7 @@
 #   test-uninstall  check: make uninstall removes all that make install put
 #                   into a DESTDIR (PREFIX=/usr and /usr/local)
 #   test-packages   check: every binary package of debian/ built with
-#                   dpkg-buildpackage (tests/dkms/deb.sh, build/packages/deb/),
+#                   dpkg-buildpackage (scripts/deb.sh, build/packages/deb/),
 #                   lintian (no error), then `apt install` of all but
 #                   phyllo-dkms (test-dkms installs that one in a guest) in a
 #                   fresh copy of a cached minimal Debian 12 chroot, where the

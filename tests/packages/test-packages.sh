@@ -4,7 +4,7 @@
 # test-packages.sh BUILDDIR - the Debian packages as a Debian 12 user gets
 # them (make test-packages, in make check):
 #  1. every binary package of debian/ built with dpkg-buildpackage
-#     (tests/dkms/deb.sh, into BUILDDIR/packages/deb/);
+#     (scripts/deb.sh, into BUILDDIR/packages/deb/);
 #  2. lintian on them: no error (the warning count is printed);
 #  3. a fresh copy (overlayfs, thrown away after) of a cached minimal
 #     Debian 12 chroot (scripts/debian-chroot.sh bookworm-pkgs: minbase,
@@ -27,10 +27,10 @@ build=$(cd "$build/packages" && pwd)
 . "$repo/tests/userspace/checks.sh"
 
 # 1. the packages
-if "$repo/tests/dkms/deb.sh" "$build" >"$dir/out" 2>"$dir/err"; then
+if "$repo/scripts/deb.sh" "$build" >"$dir/out" 2>"$dir/err"; then
 	ok "dpkg-buildpackage -b: $(cd "$build/deb" && ls ./*.deb | grep -vc dbgsym) packages, $(cd "$build/deb" && ls ./*.deb | grep -v dbgsym | sed 's|^./||' | tr '\n' ' ')"
 else
-	bad "building the packages (tests/dkms/deb.sh)"
+	bad "building the packages (scripts/deb.sh)"
 	checks_done
 	exit 1
 fi

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# deb.sh BUILDDIR - build every binary package of debian/ (phyllo-dkms,
-# phyllo, libphyllo0, libphyllo-dev, python3-phyllolink) with the standard
-# tools (dpkg-buildpackage -b, debhelper, dh-dkms, pybuild) from a copy of
-# the files they are made of, so nothing is written into the checkout.
+# scripts/deb.sh BUILDDIR - make deb: build every binary package of
+# debian/ (phyllo-dkms, phyllo, phyllo-bridge, libphyllo0, libphyllo-dev,
+# python3-phyllolink) with the standard tools (dpkg-buildpackage -b,
+# debhelper, dh-dkms, pybuild) from a copy of the files they are made
+# of, so nothing is written into the checkout.
 # The copy is BUILDDIR/deb/phyllo-<version>/; the .debs land beside it
 # (BUILDDIR/deb/*.deb), the log in BUILDDIR/deb/build.log. Lists every
 # package built on stderr, and prints the phyllo-dkms .deb's path on
@@ -11,7 +12,7 @@
 # -dbgsym packages, so that `apt install ./build/deb/*.deb` is all a user needs.
 set -e
 build=$1
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd "$(dirname "$0")/.." && pwd)
 # stdout is the one path; anything the install prints goes to stderr
 "$repo/scripts/deps.sh" deb >&2
 ver=$(cd "$repo" && dpkg-parsechangelog -SVersion)
