@@ -28,7 +28,7 @@
 #                the package's contents, and dkms.conf's MAKE line run as
 #                DKMS runs it against 6.1's and 6.12's headers
 #   upstream     the driver as a patch series against linux-source-6.12
-#                (build/upstream/series/, tests/kernel/upstream.sh): git am
+#                (build/upstream/series/, scripts/upstream.sh): git am
 #                one patch at a time, each checkpatch --strict clean and
 #                built W=1 (a module and built in); docs checked
 #   upstream-boot  (not in check: a kernel build) the series' kernel,
@@ -80,7 +80,7 @@ test-dkms-short:
 
 upstream:
 	@scripts/deps.sh kernel kernels
-	tests/kernel/upstream.sh $(BUILD)
+	scripts/upstream.sh $(BUILD)
 
 upstream-boot: upstream $(HOST)/phyllo
 	@scripts/deps.sh qemu

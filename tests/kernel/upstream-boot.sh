@@ -7,7 +7,7 @@
 # host, as make test-qemu does for the module.
 # Usage: tests/kernel/upstream-boot.sh BUILDDIR [COUNT]   (KBUILD_JOBS=N)
 # Contract:
-#  1. It runs after tests/kernel/upstream.sh, on its tree with all seven
+#  1. It runs after scripts/upstream.sh, on its tree with all seven
 #     patches applied (that script leaves it so; it fails if the tree is
 #     not at the series' end).
 #  2. The kernel: tinyconfig plus what the guest needs (a 64-bit kernel,

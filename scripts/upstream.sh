@@ -3,13 +3,13 @@
 # make upstream: the driver as a patch series against Debian's
 # linux-source-6.12, applied with git am one patch at a time, each patch
 # built (W=1) and checkpatch'ed on its own.
-# Usage: tests/kernel/upstream.sh BUILDDIR   (KBUILD_JOBS=N, default 2)
+# Usage: scripts/upstream.sh BUILDDIR   (KBUILD_JOBS=N, default 2)
 # Contract:
 #  1. The tree is extracted once into ~/.cache/phyllo/upstream-6.12-<pkgver>/
-#     src (kernel-get.sh's linux-source-6.12) and made a git repository
+#     src (tests/kernel/kernel-get.sh's linux-source-6.12) and made a git repository
 #     whose tag "pristine" is the tree as Debian ships it; the builds go to
 #     .../out (O=, x86_64 defconfig, ccache). One run at a time (flock).
-#  2. The series: tests/kernel/upstream-layout.sh lays out the tree's files
+#  2. The series: scripts/upstream-layout.sh lays out the tree's files
 #     as they are after each of the 7 patches; each patch is the
 #     difference of two layouts, with its message from
 #     docs/upstream/series/N-*.txt, and the cover letter from
@@ -37,11 +37,11 @@
 #     and the series' kernel boots in make upstream-boot.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/.." && pwd)
 build=${1:?usage: upstream.sh BUILDDIR}
 mkdir -p "$build/upstream"
 logs=$(cd "$build/upstream" && pwd)
-eval "$("$here/kernel-get.sh" 6.12)"
+eval "$("$repo/tests/kernel/kernel-get.sh" 6.12)"
 top=${PHYLLO_KCACHE:-$HOME/.cache/phyllo}/upstream-6.12-$pkgver
 src=$top/src
 out=$top/out

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-only
 """upstream-edit.py EDIT FILE [ARG...] - the edits make upstream's series
-makes to files of the kernel tree (tests/kernel/upstream-layout.sh), each
+makes to files of the kernel tree (scripts/upstream-layout.sh), each
 in place, each failing loudly when the tree is not as expected:
 
   tty FILE                 include/uapi/linux/tty.h: N_PHYLLO after the

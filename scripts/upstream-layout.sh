@@ -30,7 +30,7 @@
 #     drivers/tty/phyllo/ (a name in both kernel/ and core/ fails).
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/.." && pwd)
 level=${1:?usage: upstream-layout.sh LEVEL TREE OUT}
 tree=${2:?usage: upstream-layout.sh LEVEL TREE OUT}
 out=${3:?usage: upstream-layout.sh LEVEL TREE OUT}
