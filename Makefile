@@ -3,6 +3,7 @@
 # phyllo top-level Makefile. Each part brings its own fragment:
 #   core/core.mk           test-core, bench-core, core-avr
 #   userspace/userspace.mk the phyllo tool and library (build/host/)
+#   userspace/bridge/bridge.mk  phyllo-bridge, install-bridge
 #   firmware/firmware.mk   firmware, test-firmware, bench-firmware, arduino-zip
 #   kernel/kernel.mk       module, kunit, test-kernel, test-qemu
 #   tests/tests.mk         demo, bench (end to end)
@@ -27,6 +28,7 @@ all: $(HOST)/phyllo
 
 include core/core.mk
 include userspace/userspace.mk
+include userspace/bridge/bridge.mk
 include firmware/firmware.mk
 include kernel/kernel.mk
 include tests/tests.mk
@@ -142,7 +144,7 @@ install: $(HOST)/phyllo install-lib install-system install-capture
 
 # What `make install` put there, with the same PREFIX and DESTDIR
 # (tests/packages/test-uninstall.sh checks that nothing is left), and
-# what `make install-bridge` did (uninstall-bridge, tests/bridge/bridge.mk).
+# what `make install-bridge` did (uninstall-bridge, userspace/bridge/bridge.mk).
 uninstall: uninstall-lib uninstall-system uninstall-capture uninstall-bridge
 	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4 $(DESTDIR)$(PREFIX)/include/linux/phyllo.h

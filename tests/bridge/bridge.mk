@@ -1,11 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR MIT
-# phyllo-bridge (userspace/bridge/): a link's topics on an MQTT broker, in
-# build/host/. A binary of its own, so that the phyllo tool does not link
-# libmosquitto; `phyllo bridge ...` runs it (userspace/bridge_exec.c).
-#   phyllo-bridge      optimised, linked with libphyllo.a and Debian's
-#                      libmosquitto (scripts/deps.sh mqtt)
-#   phyllo-bridge-san  the same with ASan + UBSan, what the tests run
-# Targets (check: in make check):
+# phyllo-bridge's tests (tests/bridge/); the binary and its install are
+# userspace/bridge/bridge.mk's. Targets (check: in make check):
 #   test-bridge        check: unit tests of the configuration, topic map,
 #                      payloads and queue; then tests/bridge/test-bridge.sh
 #                      against Debian's mosquitto on 127.0.0.1, and
@@ -23,32 +18,8 @@
 #   bench-bridge       messages/s, latency and CPU per message against
 #                      mosquitto_pub/mosquitto_sub (not in check)
 #   test-bridge-guest  check: the bridge on /dev/phyllo0 in a qemu guest
-#   install-bridge     the binary, phyllo-bridge(1), the systemd unit and
-#                      the example configurations (not part of `make install`:
-#                      it needs libmosquitto); `make uninstall` removes them
 #   test-bridge-deb    check: the phyllo-bridge Debian package (below)
 #   test-bridge-rabbitmq[-short]  the bridge on a RabbitMQ cluster (below)
-
-BRIDGE_SRC := $(wildcard userspace/bridge/*.c)
-BRIDGE_HDR := $(wildcard userspace/bridge/*.h)
-BRIDGE_LIBS := -lmosquitto $(PHYLLO_LIBS)
-
-.PHONY: deps-mqtt deps-mqtt-lib phyllo-bridge test-bridge install-bridge
-deps-mqtt:
-	@$(DEPS) core mqtt
-# what building the binary needs (the Debian build has it from
-# Build-Depends, and no broker)
-deps-mqtt-lib:
-	@$(DEPS) core mqtt-lib
-
-$(HOST)/phyllo-bridge: $(BRIDGE_SRC) $(BRIDGE_HDR) $(HOST)/libphyllo.a | deps-mqtt-lib
-	@mkdir -p $(@D)
-	$(CC) $(PHYLLO_CFLAGS) -O2 -g $(BRIDGE_SRC) $(HOST)/libphyllo.a -o $@ $(BRIDGE_LIBS)
-
-$(HOST)/phyllo-bridge-san: $(BRIDGE_SRC) $(BRIDGE_HDR) $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) \
-		| deps-mqtt
-	@mkdir -p $(@D)
-	$(CC) $(PHYLLO_CFLAGS) $(SAN_FLAGS) $(BRIDGE_SRC) $(LIB_SRC) $(CORE_SRC) -o $@ $(BRIDGE_LIBS)
 
 $(HOST)/test-bridge: tests/bridge/test_bridge.c userspace/bridge/bridge_conf.c \
 		userspace/bridge/bridge_map.c $(BRIDGE_HDR) $(LIB_SRC) $(CORE_SRC) $(PHYLLO_HDR) \
@@ -72,8 +43,6 @@ $(HOST)/bridge-line: tests/bridge/line.c | deps-core
 	@mkdir -p $(@D)
 	$(CC) $(PHYLLO_CFLAGS) -O2 -g tests/bridge/line.c -o $@
 
-phyllo-bridge: $(HOST)/phyllo-bridge
-
 # Not in check: messages per second each way, the latency the bridge adds,
 # CPU per message, each against mosquitto_pub/mosquitto_sub on the same
 # broker in the same run (docs/bridge.md has a run's figures).
@@ -82,6 +51,7 @@ bench-bridge: deps-mqtt $(HOST)/phyllo-bridge $(HOST)/bridge-board-O2 $(HOST)/br
 	tests/bridge/bench-bridge.sh $(HOST)
 
 CHECK_TARGETS += test-bridge
+.PHONY: test-bridge
 test-bridge: deps-mqtt $(HOST)/test-bridge $(HOST)/phyllo-bridge-san $(HOST)/phyllo-san \
 		$(HOST)/bridge-board $(HOST)/phyllo-bridge $(FW_SIM) \
 		$(FW_BUILD)/uno-standard/phyllo-uno-standard.elf | deps-avr
@@ -121,25 +91,3 @@ test-bridge-deb:
 	@scripts/deps.sh deb packages mqtt-lib
 	tests/bridge/test-bridge-deb.sh $(BUILD) $(MAKE)
 
-# The examples: local.conf (the starter, a broker on this machine) and
-# tls.conf, in share/doc/phyllo-bridge/examples/, as the Debian package
-# puts them; docs/bridge.md copies one to /etc/phyllo/bridge.conf.
-BRIDGE_EXAMPLES_DIR = $(PREFIX)/share/doc/phyllo-bridge/examples
-install-bridge: $(HOST)/phyllo-bridge
-	install -D -m 755 $(HOST)/phyllo-bridge $(DESTDIR)$(PREFIX)/bin/phyllo-bridge
-	install -D -m 644 docs/phyllo-bridge.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo-bridge.1
-	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
-	sed -e 's|@BINDIR@|$(PREFIX)/bin|' userspace/system/phyllo-bridge@.service.in \
-		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-bridge@.service
-	install -D -m 644 -t $(DESTDIR)$(BRIDGE_EXAMPLES_DIR) userspace/bridge/examples/local.conf \
-		userspace/bridge/examples/tls.conf
-
-# part of `make uninstall`: what install-bridge put there (same PREFIX,
-# DESTDIR); nothing if it never ran
-.PHONY: uninstall-bridge
-uninstall-bridge:
-	rm -f $(DESTDIR)$(PREFIX)/bin/phyllo-bridge $(DESTDIR)$(PREFIX)/share/man/man1/phyllo-bridge.1 \
-		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-bridge@.service \
-		$(DESTDIR)$(BRIDGE_EXAMPLES_DIR)/local.conf $(DESTDIR)$(BRIDGE_EXAMPLES_DIR)/tls.conf
-	rmdir $(DESTDIR)$(BRIDGE_EXAMPLES_DIR) $(DESTDIR)$(PREFIX)/share/doc/phyllo-bridge \
-		2>/dev/null || true
