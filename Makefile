@@ -23,7 +23,8 @@ CHECK_TARGETS :=
 INSTALL_GOALS = deps deps-% check check-% test-% $(CHECK_TARGETS) demo% try bench% soak% fuzz% flash%
 DEPS = scripts/$(if $(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),deps,probe).sh
 
-.PHONY: all check deb deps deps-core help install install-module uninstall
+.PHONY: all check deb deps deps-core help install install-capture install-module uninstall \
+	uninstall-capture
 all: $(HOST)/phyllo
 
 include core/core.mk
@@ -141,6 +142,14 @@ install: $(HOST)/phyllo install-lib install-system install-capture
 	install -D -m 644 docs/phyllo.1 $(DESTDIR)$(PREFIX)/share/man/man1/phyllo.1
 	install -D -m 644 docs/phyllo.4 $(DESTDIR)$(PREFIX)/share/man/man4/phyllo.4
 	install -D -m 644 uapi/phyllo.h $(DESTDIR)$(PREFIX)/include/linux/phyllo.h
+
+# The Wireshark dissector `phyllo capture` files are read with.
+install-capture:
+	install -D -m 644 tools/wireshark/phyllo.lua \
+		$(DESTDIR)$(PREFIX)/share/phyllo/wireshark/phyllo.lua
+
+uninstall-capture:
+	rm -f $(DESTDIR)$(PREFIX)/share/phyllo/wireshark/phyllo.lua
 
 # What `make install` put there, with the same PREFIX and DESTDIR
 # (tests/packages/test-uninstall.sh checks that nothing is left), and

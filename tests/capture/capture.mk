@@ -8,11 +8,10 @@
 #                        module's trace events) in Debian's kernel under
 #                        qemu, the module built as make demo builds it,
 #                        counted against the link's counters
-#   install-capture, uninstall-capture: parts of make install / uninstall
-#                        (the dissector in $(PREFIX)/share/phyllo/wireshark/)
+# The dissector's install (install-capture) is the top-level Makefile's.
 
 CHECK_TARGETS += test-capture test-capture-kernel
-.PHONY: test-capture test-capture-kernel deps-capture install-capture uninstall-capture
+.PHONY: test-capture test-capture-kernel deps-capture
 
 deps-capture:
 	@scripts/deps.sh capture
@@ -24,10 +23,3 @@ test-capture-kernel: deps-core deps-capture $(HOST)/phyllo
 	@scripts/deps.sh qemu
 	@$(MAKE) --no-print-directory demo-kmod >/dev/null
 	tests/capture/test-capture-kernel.sh $(BUILD) tools/wireshark/phyllo.lua
-
-install-capture:
-	install -D -m 644 tools/wireshark/phyllo.lua \
-		$(DESTDIR)$(PREFIX)/share/phyllo/wireshark/phyllo.lua
-
-uninstall-capture:
-	rm -f $(DESTDIR)$(PREFIX)/share/phyllo/wireshark/phyllo.lua
