@@ -12,6 +12,7 @@
 set -eu
 build=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/qemu/boot.sh"
 kver=$("$top/tests/qemu/kver.sh")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -43,12 +44,4 @@ printf '127.0.0.1 localhost\n' >"$work/hosts"
 echo "test-bridge-guest: Linux $kver in qemu (TCG): phyllo-bridge on /dev/phyllo0"
 # a bound, not a pace: a passing run ends sooner (2 to 5 minutes under
 # TCG; 300 s was once too few at a load of 12)
-timeout 600 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
-	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/bridge.sh" -serial stdio \
-	</dev/null 2>&1 | tee "$work/console.log" | grep -e '^ok' -e '^FAIL' -e '^guest' -e '^phyllo' || true
-grep -q '^GUEST-EXIT 0' "$work/console.log" || {
-	echo "test-bridge-guest: FAILED; the console's end:"
-	tail -15 "$work/console.log"
-	exit 1
-}
+qemu_console_boot test-bridge-guest 600 "$work" '^(ok|FAIL|guest|phyllo)' phyllo.run=/bridge.sh

@@ -9,6 +9,7 @@
 set -eu
 build=$1 lua=$2
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/qemu/boot.sh"
 kver=$("$top/tests/qemu/kver.sh")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -16,21 +17,12 @@ trap 'rm -rf "$work"' EXIT
 	"$build/kmod/$kver/phyllo.ko:/lib/phyllo.ko" "$build/host/phyllo:/bin/phyllo" \
 	"$top/tests/capture/guest-capture.sh:/capture.sh"
 echo "test-capture-kernel: Linux $kver in qemu (TCG): phyllo capture --device /dev/phyllo0"
-timeout 600 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
-	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/capture.sh" -serial stdio \
-	</dev/null >"$work/console.log" 2>&1 || true
+qemu_console_boot test-capture-kernel 600 "$work" '^(ok|FAIL|guest)' phyllo.run=/capture.sh
 tr -d '\r' <"$work/console.log" >"$work/console.txt"
-grep -e '^ok' -e '^FAIL' -e '^guest' "$work/console.txt" || true
 # section NAME: the lines between BEGIN NAME and END NAME
 section() { sed -n "/^BEGIN $1\$/,/^END $1\$/p" "$work/console.txt" | sed '1d;$d'; }
 section before.json >"$work/before.json"
 section after.json >"$work/after.json"
 section k.pcapng | base64 -d >"$work/k.pcapng" || true
-if ! grep -q '^GUEST-EXIT 0' "$work/console.txt"; then
-	echo "test-capture-kernel: FAILED in the guest; the console's end:"
-	tail -15 "$work/console.txt"
-	exit 1
-fi
 python3 "$top/tests/capture/check.py" kernel "$lua" "$work/k.pcapng" "$work/before.json" \
 	"$work/after.json"

@@ -20,6 +20,7 @@ set -eu
 count=${1:-200}
 cli=${2:-0}
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/qemu/boot.sh"
 build=${BUILD:-$top/build}
 kver=$("$top/tests/qemu/kver.sh")
 work=$(mktemp -d)
@@ -54,10 +55,7 @@ while [ ! -e "$work/board" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 [ -e "$work/board" ] || { echo "demo: the board did not start"; cat "$work/board.log"; exit 1; }
 
 echo "demo: [3/3] booting Linux $kver in qemu (TCG, about 10 s), ttyS1 = the board"
-timeout 900 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
-	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/demo.sh phyllo.count=$count phyllo.cli=$cli" \
-	-serial stdio -chardev "serial,id=board,path=$work/board" -serial chardev:board \
-	</dev/null 2>&1 | tee "$work/console.log" | grep -v -e '^\[ *[0-9.]*\]' -e '^$' || true
-grep -q '^GUEST-EXIT 0' "$work/console.log" || { echo "demo: FAILED"; exit 1; }
+qemu_console_boot demo 900 "$work" '!^\[ *[0-9.]*\]|^$' \
+	"phyllo.run=/demo.sh phyllo.count=$count phyllo.cli=$cli" \
+	-chardev "serial,id=board,path=$work/board" -serial chardev:board
 echo "demo: passed${CM:+ ($CM)}"

@@ -17,6 +17,7 @@ set -e
 build=$1 count=${2:-1000}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+. "$repo/tests/qemu/boot.sh"
 mkdir -p "$build/host"
 build=$(cd "$build" && pwd)
 deb=$("$repo/scripts/deb.sh" "$build")
@@ -56,19 +57,13 @@ fi
 # boot NAME KERNEL INITRD: one boot of the guest; guest.sh powers it off.
 boot() {
 	rm -f "$out/ttyS1.sock"
-	timeout 2400 qemu-system-x86_64 -accel tcg -smp 2 -m 1536 -no-reboot \
+	qemu_link_boot 2400 "$out/$1.log" "$out/ttyS1.sock" "" "$out/$1-peer.log" "" \
+		qemu-system-x86_64 -accel tcg -smp 2 -m 1536 -no-reboot \
 		-display none -nic none -kernel "$2" -initrd "$3" \
 		-append "root=/dev/vda rw console=ttyS0 systemd.mask=serial-getty@ttyS0.service systemd.run=/root/phyllo-dkms-guest.sh systemd.run_success_action=poweroff systemd.run_failure_action=poweroff phyllo.count=$count" \
 		-drive "file=$out/disk.img,if=virtio,format=raw,cache=unsafe" \
 		-serial "file:$out/$1.log" \
-		-serial "unix:$out/ttyS1.sock,server=on,wait=off" &
-	qemu=$!
-	"$build/host/phyllo" peer --echo --connect "unix:$out/ttyS1.sock" \
-		>"$out/$1-peer.log" 2>&1 &
-	peer=$!
-	wait $qemu || true
-	kill $peer 2>/dev/null || true
-	wait $peer 2>/dev/null || true
+		-serial "unix:$out/ttyS1.sock,server=on,wait=off"
 	grep -a "phyllo-dkms:\|PHYLLO-DKMS\|kclient:\|^{\|DKMS: \|: installed" "$out/$1.log" || true
 	"$repo/tests/kernel/log-check.sh" "$out/$1.log"
 }

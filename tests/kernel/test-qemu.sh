@@ -27,12 +27,13 @@ shift
 	armmp-lpae-6.1 armmp-lpae-6.12
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+. "$repo/tests/qemu/boot.sh"
 mkdir -p "$build/host"
 gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/uapi" \
 	"$here/phyllo-kclient.c" -o "$build/host/phyllo-kclient"
 
 # arm_boot: the initramfs and the qemu of an ARM kernel (kernel-get.sh's
-# facts are set), started in the background.
+# facts are set), with the peer.
 arm_boot() {
 	sysroot=$("$here/arm-userland.sh" "$kdebarch")
 	kc=$build/$kdebarch/phyllo-kclient
@@ -56,11 +57,12 @@ arm_boot() {
 	armmp-lpae-*) set -- qemu-system-arm -M virt,highmem=off -cpu cortex-a15 ;;
 	*) set -- qemu-system-arm -M virt,highmem=off -cpu cortex-a7 ;;
 	esac
-	timeout 900 "$@" -m 512 -no-reboot -display none \
+	qemu_link_boot 900 "$log" "$sock" "^arm-guest: ttyS0 raw" "$out/peer.log" "$out/peer.json" \
+		"$@" -m 512 -no-reboot -display none \
 		-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 		-append "console=ttyAMA0 panic=-1 phyllo.run=/arm-guest.sh phyllo.count=$count" \
 		-serial "file:$log" -chardev "socket,id=link,path=$sock,server=on,wait=off" \
-		-device pci-serial,chardev=link -nic none &
+		-device pci-serial,chardev=link -nic none
 }
 
 for name in "$@"; do
@@ -79,28 +81,16 @@ for name in "$@"; do
 			/usr/sbin/ldattach:/sbin/ldattach \
 			"$build/host/phyllo-kclient:/bin/phyllo-kclient" \
 			"$here/qemu-guest.sh:/qemu-guest.sh"
-		timeout 900 qemu-system-x86_64 -accel tcg -m 512 -no-reboot -display none \
+		# The guest makes its port raw first, then says so: the peer
+		# joins after that (arm-guest.sh says why).
+		qemu_link_boot 900 "$log" "$sock" "^qemu-guest: ttyS1 raw" "$out/peer.log" \
+			"$out/peer.json" qemu-system-x86_64 -accel tcg -m 512 -no-reboot -display none \
 			-kernel "$vmlinuz" -initrd "$out/initramfs.cpio.gz" \
 			-append "console=ttyS0 panic=-1 phyllo.run=/qemu-guest.sh phyllo.count=$count" \
-			-serial "file:$log" -serial "unix:$sock,server=on,wait=off" &
+			-serial "file:$log" -serial "unix:$sock,server=on,wait=off"
 	else
 		arm_boot
 	fi
-	qemu=$!
-	# The guest makes its port raw first, then says so: the peer joins
-	# after that (arm-guest.sh says why).
-	ready="^arm-guest: ttyS0 raw"
-	[ "$kdebarch" = amd64 ] && ready="^qemu-guest: ttyS1 raw"
-	until grep -aq "$ready" "$log" 2>/dev/null; do
-		kill -0 $qemu 2>/dev/null || break
-		sleep 0.2
-	done
-	"$build/host/phyllo" peer --echo --connect "unix:$sock" --stats "$out/peer.json" \
-		>"$out/peer.log" 2>&1 &
-	peer=$!
-	wait $qemu || true
-	kill $peer 2>/dev/null || true
-	wait $peer 2>/dev/null || true
 	grep -a "qemu-guest:\|arm-guest:\|kclient:\|^{\|GUEST-EXIT\|phyllo" "$log" || true
 	grep -aq "GUEST-EXIT 0" "$log" || {
 		echo "test-qemu: $name: FAILED, see $log and $out/peer.log" >&2

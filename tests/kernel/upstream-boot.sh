@@ -23,6 +23,7 @@
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
+. "$repo/tests/qemu/boot.sh"
 build=${1:?usage: upstream-boot.sh BUILDDIR [COUNT]}
 count=${2:-1000}
 mkdir -p "$build/upstream-boot" "$build/host"
@@ -93,28 +94,13 @@ rm -f "$sock" "$log"
 	"$build/host/phyllo-kclient:/bin/phyllo-kclient" \
 	"$here/qemu-guest.sh:/qemu-guest.sh"
 start=$(date +%s)
-timeout 900 qemu-system-x86_64 -accel tcg -m 256 -no-reboot -display none \
+# No ACPI in this kernel: poweroff only halts, so qemu_link_boot ends
+# qemu once the guest has said how it ended.
+qemu_link_boot 900 "$log" "$sock" "^qemu-guest: ttyS1 raw" "$logs/peer.log" "" \
+	qemu-system-x86_64 -accel tcg -m 256 -no-reboot -display none \
 	-kernel "$out/arch/x86/boot/bzImage" -initrd "$logs/initramfs.cpio.gz" \
 	-append "console=ttyS0 panic=-1 phyllo.run=/qemu-guest.sh phyllo.count=$count phyllo.ldisc=$nr" \
-	-serial "file:$log" -serial "unix:$sock,server=on,wait=off" &
-qemu=$!
-until grep -aq "^qemu-guest: ttyS1 raw" "$log" 2>/dev/null; do
-	kill -0 $qemu 2>/dev/null || break
-	sleep 0.2
-done
-"$build/host/phyllo" peer --echo --connect "unix:$sock" >"$logs/peer.log" 2>&1 &
-peer=$!
-# No ACPI in this kernel: poweroff only halts, so the host ends qemu once
-# the guest has said how it ended.
-until grep -aq "GUEST-EXIT" "$log" 2>/dev/null; do
-	kill -0 $qemu 2>/dev/null || break
-	sleep 0.5
-done
-sleep 1
-kill $qemu 2>/dev/null || true
-wait $qemu 2>/dev/null || true
-kill $peer 2>/dev/null || true
-wait $peer 2>/dev/null || true
+	-serial "file:$log" -serial "unix:$sock,server=on,wait=off"
 grep -a "qemu-guest:\|kclient:\|GUEST-EXIT\|phyllo" "$log" || true
 # expect PATTERN WHAT: the console log has PATTERN, or the run fails
 expect() {

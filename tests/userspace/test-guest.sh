@@ -9,6 +9,7 @@
 set -eu
 build=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/qemu/boot.sh"
 kver=$("$top/tests/qemu/kver.sh")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -39,12 +40,4 @@ done
 	"$top/python/phyllolink/__init__.py:/py/phyllolink/__init__.py" \
 	"$top/tests/userspace/guest-python.py:/py/guest-python.py" $pyspec
 echo "test-guest: Linux $kver in qemu (TCG): attach, detach, hang-up, libphyllo on /dev/phyllo0"
-timeout 600 qemu-system-x86_64 -accel tcg -m 512M -smp 1 -display none -no-reboot \
-	-kernel "/boot/vmlinuz-$kver" -initrd "$work/initrd.gz" \
-	-append "console=ttyS0 panic=-1 quiet phyllo.run=/attach.sh" -serial stdio \
-	</dev/null 2>&1 | tee "$work/console.log" | grep -e '^ok' -e '^FAIL' -e '^guest' -e '^     ' || true
-grep -q '^GUEST-EXIT 0' "$work/console.log" || {
-	echo "test-guest: FAILED; the console's end:"
-	tail -15 "$work/console.log"
-	exit 1
-}
+qemu_console_boot test-guest 600 "$work" '^(ok|FAIL|guest|     )' phyllo.run=/attach.sh
