@@ -26,20 +26,28 @@
 #   A guest whose link is a serial port on the unix socket SOCK (qemu its
 #   server, wait=off) and whose console goes to the file LOG; the host's
 #   end of the link is `phyllo peer --echo` (test-qemu, upstream-boot,
-#   test-dkms).
+#   test-dkms). It is qemu_link_start, then qemu_link_end; a test that
+#   has more to do while the guest runs calls the two itself.
+#
+# qemu_link_start LIMIT LOG SOCK READY PEERLOG STATS QEMU-COMMAND...
 #   1. Starts `timeout LIMIT QEMU-COMMAND...` in the background (the
-#      command names qemu-system-* and all its arguments).
+#      command names qemu-system-* and all its arguments); its pid (the
+#      timeout's) in qemu_pid.
 #   2. Once LOG has a line matching READY (grep -a; an empty READY: at
 #      once), or qemu has ended, starts $build/host/phyllo (the caller's
 #      build) as `peer --echo --connect unix:SOCK`, and `--stats STATS`
-#      unless STATS is empty; the peer's output in PEERLOG.
+#      unless STATS is empty; the peer's output in PEERLOG, its pid in
+#      peer_pid.
+#
+# qemu_link_end LOG
 #   3. Waits until qemu has ended, or LOG says "GUEST-EXIT": then qemu has
 #      one second more and is ended (a kernel without ACPI only halts at
 #      poweroff; one with it has powered off by then).
-#   4. Ends the peer and returns 0: what the guest said is in LOG, for the
-#      caller to judge.
+#   4. Ends the peer; qemu's exit status in qemu_status (124: LIMIT ran
+#      out). Returns 0: what the guest said is in LOG, for the caller to
+#      judge.
 #
-# Neither changes the caller's options (set -e, -u) or its traps; each
+# None changes the caller's options (set -e, -u) or its traps; each
 # leaves its files only where the caller said.
 
 qemu_console_boot() {
@@ -57,30 +65,40 @@ qemu_console_boot() {
 	return 1
 }
 
-qemu_link_boot() {
+qemu_link_start() {
 	_ql_limit=$1 _ql_log=$2 _ql_sock=$3 _ql_ready=$4 _ql_peerlog=$5 _ql_stats=$6
 	shift 6
 	timeout "$_ql_limit" "$@" &
-	_ql_qemu=$!
+	qemu_pid=$!
 	if [ -n "$_ql_ready" ]; then
 		until grep -aq "$_ql_ready" "$_ql_log" 2>/dev/null; do
-			kill -0 $_ql_qemu 2>/dev/null || break
+			kill -0 "$qemu_pid" 2>/dev/null || break
 			sleep 0.2
 		done
 	fi
 	"${build:?}/host/phyllo" peer --echo --connect "unix:$_ql_sock" \
 		${_ql_stats:+--stats "$_ql_stats"} >"$_ql_peerlog" 2>&1 &
-	_ql_peer=$!
-	until grep -aq "GUEST-EXIT" "$_ql_log" 2>/dev/null; do
-		kill -0 $_ql_qemu 2>/dev/null || break
+	peer_pid=$!
+}
+
+qemu_link_end() {
+	until grep -aq "GUEST-EXIT" "$1" 2>/dev/null; do
+		kill -0 "$qemu_pid" 2>/dev/null || break
 		sleep 0.5
 	done
-	if kill -0 $_ql_qemu 2>/dev/null; then
+	if kill -0 "$qemu_pid" 2>/dev/null; then
 		sleep 1
-		kill $_ql_qemu 2>/dev/null || true
+		kill "$qemu_pid" 2>/dev/null || true
 	fi
-	wait $_ql_qemu 2>/dev/null || true
-	kill $_ql_peer 2>/dev/null || true
-	wait $_ql_peer 2>/dev/null || true
+	qemu_status=0
+	# shellcheck disable=SC2034 # the caller's to read
+	wait "$qemu_pid" 2>/dev/null || qemu_status=$?
+	kill "$peer_pid" 2>/dev/null || true
+	wait "$peer_pid" 2>/dev/null || true
 	return 0
+}
+
+qemu_link_boot() {
+	qemu_link_start "$@"
+	qemu_link_end "$2"
 }
