@@ -37,7 +37,8 @@
 #      once), or qemu has ended, starts $build/host/phyllo (the caller's
 #      build) as `peer --echo --connect unix:SOCK`, and `--stats STATS`
 #      unless STATS is empty; the peer's output in PEERLOG, its pid in
-#      peer_pid.
+#      peer_pid. A test that cuts the board's power ends that peer and
+#      starts another itself, and sets peer_pid to the new one.
 #
 # qemu_link_end LOG
 #   3. Waits until qemu has ended, or LOG says "GUEST-EXIT": then qemu has
