@@ -12,7 +12,7 @@
  * hangs up it goes down, not away, and the next attach under NAME, on
  * whatever tty, brings the same /dev/phylloN up again; this process ends
  * as before, its service manager starts the next one.
- * `phyllo detach` stops it through the lock, or resets the discipline.
+ * `phyllo detach` (detach.c) stops it through the lock.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,15 +30,13 @@
 #include "cmds.h"
 #include "dev.h"
 #include "hold.h"
-#include "link.h"
+#include "bytestream.h"
 #include "linkname.h"
 #include "ttylock.h"
 
 #include <linux/tty.h>
 #include "util.h"
 #include "phyllo.h"
-
-static int detach_link_tty(const char *dev, char *name, size_t len);
 
 struct attach_opts {
 	const char *tty;
@@ -105,7 +103,7 @@ static void attach_parse(struct attach_opts *o, int argc, char **argv)
 	o->ldisc = N_DEVELOPMENT;
 	while ((c = getopt_long(argc, argv, "b:p:w:n:fh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o->baud = link_parse_baud("phyllo attach", optarg); break;
+		case 'b': o->baud = bytestream_parse_baud("phyllo attach", optarg); break;
 		case 'p': o->preset = util_parse_preset(optarg); break;
 		case 'w': o->window = util_parse_num("--window", optarg, 1, 8); break;
 		case 'l': o->ldisc = util_parse_num("--ldisc", optarg, 1, 255); break;
@@ -172,7 +170,7 @@ static int attach_name(int fd, const struct attach_opts *o)
 		unit = linkname_unit(LINKNAME_SYSFS, o->name);
 		snprintf(dev, sizeof(dev), "phyllo%d", unit);
 		fprintf(stderr, "phyllo attach: a link named '%s' is up on another tty", o->name);
-		if (unit >= 0 && !detach_link_tty(dev, holder, sizeof(holder)) && holder[0])
+		if (unit >= 0 && !linkname_tty(dev, holder, sizeof(holder)) && holder[0])
 			fprintf(stderr, " (%s, /dev/phyllo%d)", holder, unit);
 		fprintf(stderr, ": two boards cannot share a name; detach it first, or give "
 			"this one another name ('phyllo list' shows them)\n");
@@ -278,10 +276,10 @@ static int attach_run(const struct attach_opts *o, int ready)
 	int fd, n_tty = 0;
 	__u32 unit;
 
-	fd = link_open_tty("phyllo attach", o->tty, O_RDWR);
+	fd = bytestream_open_tty("phyllo attach", o->tty, O_RDWR);
 	if (fd < 0 || ttylock_take(fd, o->tty, "phyllo attach"))
 		return 1;
-	if (link_tty_raw(fd, o->baud)) {
+	if (bytestream_tty_raw(fd, o->baud)) {
 		fprintf(stderr, "phyllo attach: %s: cannot set raw mode at %lu baud: %s\n",
 			o->tty, o->baud, strerror(errno));
 		goto fail;
@@ -352,135 +350,4 @@ int attach_main(int argc, char **argv)
 	/* the child said why on our stderr */
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : 1;
-}
-
-/* The tty NAME of /dev/phylloN (or phylloN, or /dev/phyllo/LINKNAME, or
- * LINKNAME) from sysfs; 0 or -1. */
-static int detach_link_tty(const char *dev, char *name, size_t len)
-{
-	char path[300], buf[300], real[PATH_MAX];
-	const char *base;
-	FILE *f;
-	int ret = -1;
-
-	dev = linkname_resolve(dev, buf, sizeof(buf));
-	if (realpath(dev, real))
-		dev = real;
-	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
-	if (snprintf(path, sizeof(path), "/sys/class/phyllo/%s/tty", base) >= (int)sizeof(path))
-		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(name, (int)len, f)) {
-		name[strcspn(name, "\n")] = 0;
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
-/* Stop the attach process pid, which tty name's lock names; true once it
- * is gone (5 s at most). Only a phyllo that has the tty open: a lock file
- * is anyone's to write. The signal goes through a pidfd taken before the
- * last check, so that a pid reused meanwhile is never the one signalled. */
-static bool detach_stop(pid_t pid, const char *name)
-{
-	char path[64], comm[32] = "";
-	int i, pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = 0;
-		fclose(f);
-	}
-	if (pidfd < 0 || strncmp(comm, "phyllo", 6) || ttylock_owner(name) != pid ||
-	    syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0)) {
-		if (pidfd >= 0)
-			close(pidfd);
-		return false;
-	}
-	close(pidfd);
-	for (i = 0; i < 50; i++) {
-		if (kill(pid, 0) && errno == ESRCH)
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
-/* No attach process of ours: put the tty back to N_TTY ourselves. */
-static int detach_ldisc(const char *tty)
-{
-	int n_tty = 0, fd = link_open_tty("phyllo detach", tty, O_RDWR | O_NONBLOCK);
-	__u32 unit;
-
-	if (fd < 0)
-		return 1;
-	if (ioctl(fd, PHYLLO_IOC_TTY_UNIT, &unit)) {
-		fprintf(stderr, "phyllo detach: %s carries no phyllo link\n", tty);
-		close(fd);
-		return 1;
-	}
-	if (ioctl(fd, TIOCSETD, &n_tty)) {
-		fprintf(stderr, "phyllo detach: %s: cannot reset the line discipline: %s\n", tty,
-			strerror(errno));
-		close(fd);
-		return 1;
-	}
-	close(fd);
-	printf("detached /dev/phyllo%u from %s (no attach process held it: the line "
-	       "discipline was reset)\n", unit, tty);
-	return 0;
-}
-
-int detach_main(int argc, char **argv)
-{
-	static const char usage[] = "usage: phyllo detach TTY|/dev/phylloN|NAME\n"
-		"Detach a link: stop the 'phyllo attach' that holds it (found through the\n"
-		"tty's lock), or else put the tty back to the normal line discipline.\n";
-	char name[64], tty[80];
-	bool is_dev;
-	pid_t pid;
-
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return 0;
-	}
-	if (argc == 1)
-		util_usage_error("phyllo detach", usage, "name the TTY or /dev/phylloN to detach");
-	if (argv[1][0] == '-')
-		util_usage_error("phyllo detach", usage, "%s is not an option of detach", argv[1]);
-	if (argc > 2)
-		util_usage_error("phyllo detach", usage, "name one link; '%s' is one too many",
-				 argv[2]);
-	is_dev = !strncmp(argv[1], "/dev/phyllo", 11) || !strncmp(argv[1], "phyllo", 6) ||
-		 linkname_resolve(argv[1], tty, sizeof(tty)) != argv[1];
-	if (is_dev && access("/sys/module/phyllo", F_OK)) {
-		fprintf(stderr, "phyllo detach: the phyllo module is not loaded: no link to "
-			"detach\n");
-		return 1;
-	}
-	if (is_dev ? detach_link_tty(argv[1], name, sizeof(name))
-		   : ttylock_name(argv[1], name, sizeof(name))) {
-		fprintf(stderr, "phyllo detach: %s: no such link ('phyllo list' shows them)\n",
-			argv[1]);
-		return 1;
-	}
-	pid = ttylock_owner(name);
-	if (pid && detach_stop(pid, name)) {
-		printf("detached %s: stopped phyllo attach (pid %d)\n", argv[1], (int)pid);
-		return 0;
-	}
-	if (pid)
-		fprintf(stderr, "phyllo detach: %s is held by process %d, which is not a phyllo "
-			"attach (or did not stop)\n", argv[1], (int)pid);
-	if (!strncmp(name, "pts", 3))
-		snprintf(tty, sizeof(tty), "/dev/pts/%s", name + 3);
-	else
-		snprintf(tty, sizeof(tty), "/dev/%s", name);
-	return detach_ldisc(is_dev ? tty : argv[1]);
 }

@@ -20,7 +20,7 @@
 #include "cmds.h"
 #include "dev.h"
 #include "diag.h"
-#include "link.h"
+#include "bytestream.h"
 #include "util.h"
 #include "phyllo_stats.h"
 #include "phyllo_wire.h"
@@ -100,7 +100,7 @@ static void echo_parse(struct echo_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'd': o->link.dev = optarg; break;
 		case OPT_TTY: o->link.tty = optarg; break;
-		case 'b': o->link.baud = link_parse_baud("phyllo echo", optarg); break;
+		case 'b': o->link.baud = bytestream_parse_baud("phyllo echo", optarg); break;
 		case OPT_PRESET: o->link.preset = util_parse_preset(optarg); break;
 		case OPT_PAYLOAD:
 			if (payload_parse(optarg, &o->payload) || o->payload.kind == PAYLOAD_HEX) {

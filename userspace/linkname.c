@@ -170,3 +170,27 @@ int linkname_serial(const char *tty, char *buf, size_t len)
 	memcpy(buf, serial, strlen(serial) + 1);
 	return 0;
 }
+
+int linkname_tty(const char *dev, char *name, size_t len)
+{
+	char path[300], buf[300], real[PATH_MAX];
+	const char *base;
+	FILE *f;
+	int ret = -1;
+
+	dev = linkname_resolve(dev, buf, sizeof(buf));
+	if (realpath(dev, real))
+		dev = real;
+	base = strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev;
+	if (snprintf(path, sizeof(path), "%s/%s/tty", LINKNAME_SYSFS, base) >= (int)sizeof(path))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(name, (int)len, f)) {
+		name[strcspn(name, "\n")] = 0;
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}

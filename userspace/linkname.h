@@ -26,6 +26,9 @@ int linkname_unit(const char *sysfs, const char *name);
  * is /dev/phyllo/NAME if udev made it, else its /dev/phylloN; anything
  * else is returned as it is. buf holds the result when it is not dev. */
 const char *linkname_resolve(const char *dev, char *buf, size_t len);
+/* The tty NAME (ttyACM0, pts3) of /dev/phylloN, phylloN, /dev/phyllo/NAME
+ * or NAME, from sysfs: 0, or -1 when no such link is up. */
+int linkname_tty(const char *dev, char *name, size_t len);
 
 /* "@serial" for --name: the USB serial number of the board behind tty
  * (a path): udev's ID_SERIAL_SHORT from its database, else the USB

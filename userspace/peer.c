@@ -32,7 +32,7 @@
 #include "peer.h"
 #include "fault.h"
 #include "capture.h"
-#include "link.h"
+#include "bytestream.h"
 #include "client.h"
 #include "stream.h"
 #include "payload.h"
@@ -54,7 +54,7 @@ struct pend {
 };
 
 struct peer_opts {
-	struct link_spec link;
+	struct bytestream_spec link;
 	uint8_t preset;
 	enum peer_role role;
 	bool unreliable, verbose;
@@ -70,7 +70,7 @@ struct peer_opts {
 struct peer {
 	struct peer_opts o;
 	struct phyllo_stack st;
-	struct link_io io;
+	struct bytestream io;
 	struct fault *fault;
 	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE: the frames the stack sees */
 	uint8_t *tx;
@@ -789,7 +789,7 @@ static bool parse_role_opt(struct peer_opts *o, int c, const char *arg)
 	case 'd': o->link.device = arg; break;
 	case OPT_PTY: o->link.pty_link = arg; break;
 	case OPT_CONNECT: o->link.connect = arg; break;
-	case 'b': o->link.baud = link_parse_baud("phyllo peer", arg); break;
+	case 'b': o->link.baud = bytestream_parse_baud("phyllo peer", arg); break;
 	case 'u': o->unreliable = true; break;
 	case 'e': set_role(o, ROLE_ECHO); break;
 	case 'c': set_role(o, ROLE_CLIENT); break;
@@ -894,7 +894,7 @@ static int peer_setup(struct peer *p)
 		return -1;
 	}
 	/* the settings are good: only now touch the link */
-	if (link_open(&p->o.link, &p->io))
+	if (bytestream_open(&p->o.link, &p->io))
 		return -1;
 	if (phyllo_capture_open_env(&p->cap, "phyllo peer", p->io.rfd, p->io.name, p->o.preset))
 		return -1;
@@ -943,7 +943,7 @@ int peer_main(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (peer_setup(&p)) {
-		link_close(&p.io);
+		bytestream_close(&p.io);
 		return 1;
 	}
 	p.progress = p.o.role == ROLE_CLIENT && isatty(STDERR_FILENO);
@@ -959,7 +959,7 @@ int peer_main(int argc, char **argv)
 			peer_unanswered(&p));
 	peer_report(&p);
 	phyllo_capture_close(p.cap);
-	link_close(&p.io);
+	bytestream_close(&p.io);
 	if (ret)
 		return ret > 0 ? ret : 1;
 	if (p.o.role == ROLE_CLIENT && !client_ok(&p.cl))

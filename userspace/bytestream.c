@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * link.c - see link.h. Every fd is non-blocking; callers poll.
+ * bytestream.c - see bytestream.h. Every fd is non-blocking; callers poll.
  *
  * The speeds are libphyllo's (lib_tty.c). Two promises about the files
  * named on the command line:
@@ -24,10 +24,10 @@
 #include <sys/un.h>
 #include <termios.h>
 #include <unistd.h>
-#include "link.h"
+#include "bytestream.h"
 #include "lib.h"
 
-unsigned long link_parse_baud(const char *who, const char *s)
+unsigned long bytestream_parse_baud(const char *who, const char *s)
 {
 	char *end;
 	unsigned long v;
@@ -45,7 +45,7 @@ unsigned long link_parse_baud(const char *who, const char *s)
 	exit(2);
 }
 
-int link_tty_raw(int fd, unsigned long baud)
+int bytestream_tty_raw(int fd, unsigned long baud)
 {
 	struct termios t;
 
@@ -92,7 +92,7 @@ static void refuse_not_tty(const char *who, const char *path, mode_t m)
 		file_kind(m));
 }
 
-int link_open_tty(const char *who, const char *path, int flags)
+int bytestream_open_tty(const char *who, const char *path, int flags)
 {
 	struct stat st;
 	int fd;
@@ -121,13 +121,13 @@ int link_open_tty(const char *who, const char *path, int flags)
 	return fd;
 }
 
-static int open_device(const struct link_spec *spec, struct link_io *io)
+static int open_device(const struct bytestream_spec *spec, struct bytestream *io)
 {
-	int fd = link_open_tty("phyllo", spec->device, O_RDWR | O_NONBLOCK);
+	int fd = bytestream_open_tty("phyllo", spec->device, O_RDWR | O_NONBLOCK);
 
 	if (fd < 0)
 		return -1;
-	if (link_tty_raw(fd, spec->baud)) {
+	if (bytestream_tty_raw(fd, spec->baud)) {
 		fprintf(stderr, "phyllo: cannot set %s to raw mode at %lu baud: %s\n",
 			spec->device, spec->baud, strerror(errno));
 		close(fd);
@@ -139,9 +139,9 @@ static int open_device(const struct link_spec *spec, struct link_io *io)
 }
 
 /* The --pty link this process made, for removal at exit. */
-static struct link_io *link_owner;
+static struct bytestream *pty_owner;
 
-static void link_unlink_pty(struct link_io *io)
+static void pty_unlink(struct bytestream *io)
 {
 	char target[sizeof(io->name)];
 	ssize_t n;
@@ -157,13 +157,13 @@ static void link_unlink_pty(struct link_io *io)
 	io->pty_link = NULL;
 }
 
-static void link_atexit(void)
+static void pty_atexit(void)
 {
-	if (link_owner)
-		link_unlink_pty(link_owner);
+	if (pty_owner)
+		pty_unlink(pty_owner);
 }
 
-static int open_pty(const struct link_spec *spec, struct link_io *io)
+static int open_pty(const struct bytestream_spec *spec, struct bytestream *io)
 {
 	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	const char *slave;
@@ -173,7 +173,7 @@ static int open_pty(const struct link_spec *spec, struct link_io *io)
 		return -1;
 	}
 	io->keep_fd = open(slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (io->keep_fd < 0 || link_tty_raw(io->keep_fd, spec->baud) || link_tty_raw(m, 0)) {
+	if (io->keep_fd < 0 || bytestream_tty_raw(io->keep_fd, spec->baud) || bytestream_tty_raw(m, 0)) {
 		fprintf(stderr, "phyllo: cannot set up pty %s: %s\n", slave, strerror(errno));
 		return -1;
 	}
@@ -191,9 +191,9 @@ static int open_pty(const struct link_spec *spec, struct link_io *io)
 	io->rfd = io->wfd = m;
 	snprintf(io->name, sizeof(io->name), "%s", slave);
 	io->pty_link = spec->pty_link;
-	if (!link_owner) {
-		link_owner = io;
-		atexit(link_atexit);
+	if (!pty_owner) {
+		pty_owner = io;
+		atexit(pty_atexit);
 	}
 	return 0;
 }
@@ -235,7 +235,7 @@ static int connect_once(const char *where)
 	return -1;
 }
 
-static int open_socket(const struct link_spec *spec, struct link_io *io)
+static int open_socket(const struct bytestream_spec *spec, struct bytestream *io)
 {
 	unsigned int tries = spec->connect_wait_s * 10 + 1;
 	int fd;
@@ -257,7 +257,7 @@ static int open_socket(const struct link_spec *spec, struct link_io *io)
 	return 0;
 }
 
-int link_open(const struct link_spec *spec, struct link_io *io)
+int bytestream_open(const struct bytestream_spec *spec, struct bytestream *io)
 {
 	memset(io, 0, sizeof(*io));
 	io->keep_fd = -1;
@@ -275,11 +275,11 @@ int link_open(const struct link_spec *spec, struct link_io *io)
 	return 0;
 }
 
-void link_close(struct link_io *io)
+void bytestream_close(struct bytestream *io)
 {
-	link_unlink_pty(io);
-	if (link_owner == io)
-		link_owner = NULL;
+	pty_unlink(io);
+	if (pty_owner == io)
+		pty_owner = NULL;
 	if (io->rfd > STDERR_FILENO)
 		close(io->rfd);
 	if (io->wfd != io->rfd && io->wfd > STDERR_FILENO)
