@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * attach.c - `phyllo attach TTY`: lock the tty (ttylock.h), raw mode and
+ * attach.c - `phyllo attach TTY`: lock the tty (lib_port.c), raw mode and
  * speed, the phyllo line discipline, optional link settings; then hold
  * the tty open (the discipline stays attached while it is open), in the
  * background unless --foreground, until a signal (then back to N_TTY) or
@@ -32,7 +32,7 @@
 #include "hold.h"
 #include "bytestream.h"
 #include "linkname.h"
-#include "ttylock.h"
+#include "phyllo-internal.h"
 
 #include <linux/tty.h>
 #include "util.h"
@@ -246,7 +246,7 @@ static int attach_hold(int fd, const struct attach_opts *o, __u32 unit)
 		fprintf(stderr, "phyllo attach: detached /dev/phyllo%u from %s%s\n", unit, tty,
 			o->name ? " (the named link is down, its open files kept)" : "");
 	}
-	ttylock_release();
+	phyllo_port_unlock();
 	close(fd);
 	return 0;
 }
@@ -275,13 +275,15 @@ static int attach_run(const struct attach_opts *o, int ready)
 {
 	int fd, n_tty = 0;
 	__u32 unit;
+	int ret;
 
 	fd = bytestream_open_tty("phyllo attach", o->tty, O_RDWR);
-	if (fd < 0 || ttylock_take(fd, o->tty, "phyllo attach"))
+	if (fd < 0 || bytestream_lock_tty(fd, o->tty, "phyllo attach"))
 		return 1;
-	if (bytestream_tty_raw(fd, o->baud)) {
+	ret = phyllo_port_raw(fd, o->baud);
+	if (ret < 0) {
 		fprintf(stderr, "phyllo attach: %s: cannot set raw mode at %lu baud: %s\n",
-			o->tty, o->baud, strerror(errno));
+			o->tty, o->baud, strerror(-ret));
 		goto fail;
 	}
 	if (attach_ldisc(fd, o))
@@ -317,7 +319,7 @@ static int attach_run(const struct attach_opts *o, int ready)
 	}
 	return attach_hold(fd, o, unit);
 fail:
-	ttylock_release();
+	phyllo_port_unlock();
 	return 1;
 }
 

@@ -2,10 +2,12 @@
 /*
  * bytestream.c - see bytestream.h. Every fd is non-blocking; callers poll.
  *
- * The speeds are libphyllo's (lib_tty.c). Two promises about the files
- * named on the command line:
+ * Opening, locking and raw mode are libphyllo's (lib_port.c). Three
+ * promises about the files named on the command line:
  *  - a --device that is not a tty (a regular file, a directory, /dev/null,
  *    /dev/phylloN) is refused before anything is written to it;
+ *  - a --device is used by this process alone, as `phyllo attach` and
+ *    libphyllo use theirs: its flock and UUCP lock, or it stops;
  *  - a --pty link is created, never replaced: if the path exists the peer
  *    stops. The link is removed at exit (normal, error or SIGINT/SIGTERM/
  *    SIGHUP through the caller's clean exit), and only while it still
@@ -16,6 +18,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +29,7 @@
 #include <termios.h>
 #include <unistd.h>
 #include "bytestream.h"
-#include "lib.h"
+#include "phyllo-internal.h"
 
 unsigned long bytestream_parse_baud(const char *who, const char *s)
 {
@@ -45,91 +49,92 @@ unsigned long bytestream_parse_baud(const char *who, const char *s)
 	exit(2);
 }
 
-int bytestream_tty_raw(int fd, unsigned long baud)
-{
-	struct termios t;
-
-	if (tcgetattr(fd, &t))
-		return -1;
-	cfmakeraw(&t);
-	t.c_cflag |= CLOCAL | CREAD;
-	/* DTR stays up at close: the next open does not reset the board */
-	t.c_cflag &= ~(tcflag_t)HUPCL;
-	t.c_cc[VMIN] = 1;
-	t.c_cc[VTIME] = 0;
-	if (baud) {
-		speed_t c = phyllo_lib_baud_speed(baud);
-
-		if (!c) {
-			errno = EINVAL;
-			return -1;
-		}
-		cfsetispeed(&t, c);
-		cfsetospeed(&t, c);
-	}
-	return tcsetattr(fd, TCSANOW, &t);
-}
-
-static const char *file_kind(mode_t m)
-{
-	if (S_ISREG(m))
-		return "a regular file";
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket (use --connect unix:PATH)";
-	if (S_ISBLK(m))
-		return "a block device";
-	return "a character device that is not a tty";
-}
-
 static void refuse_not_tty(const char *who, const char *path, mode_t m)
 {
-	fprintf(stderr, "%s: %s is %s, not a serial port: refusing to use it (nothing was "
+	fprintf(stderr, "%s: %s is %s%s, not a serial port: refusing to use it (nothing was "
 		"written); give a tty such as /dev/ttyACM0, /dev/ttyUSB0 or a pty\n", who, path,
-		file_kind(m));
+		phyllo_port_kind(m), S_ISSOCK(m) ? " (use --connect unix:PATH)" : "");
 }
 
 int bytestream_open_tty(const char *who, const char *path, int flags)
 {
-	struct stat st;
-	int fd;
+	mode_t mode;
+	int fd = phyllo_port_open(path, flags, false, &mode);
 
-	/* Refuse what is plainly no tty before opening it at all. */
-	if (stat(path, &st) == 0 && !S_ISCHR(st.st_mode)) {
-		refuse_not_tty(who, path, st.st_mode);
+	if (fd == -ENOTTY) {
+		refuse_not_tty(who, path, mode);
 		errno = ENOTTY;
 		return -1;
 	}
-	fd = open(path, flags | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "%s: cannot open %s: %s%s\n", who, path, strerror(errno),
-			errno == EACCES ? " (add yourself to the 'dialout' group, or run as root)"
-					: "");
-		return -1;
-	}
-	if (!isatty(fd)) {
-		if (fstat(fd, &st))
-			st.st_mode = 0;
-		refuse_not_tty(who, path, st.st_mode);
-		close(fd);
-		errno = ENOTTY;
+		fprintf(stderr, "%s: cannot open %s: %s%s\n", who, path, strerror(-fd),
+			fd == -EACCES ? " (add yourself to the 'dialout' group, or run as root)"
+				      : "");
+		errno = -fd;
 		return -1;
 	}
 	return fd;
 }
 
+/* The command name of pid, for messages ("?" if unknown): its owner
+ * chose it, so every byte but printable ASCII is written \xNN. */
+static void proc_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64], raw[32];
+	size_t i, n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(buf, len, "?");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(raw, sizeof(raw), f)) {
+		raw[strcspn(raw, "\n")] = 0;
+		for (i = 0; raw[i] && n + 5 < len; i++) {
+			unsigned char c = (unsigned char)raw[i];
+
+			n += (size_t)snprintf(buf + n, len - n, c < 0x20 || c >= 0x7f || c == '\\' ?
+					      "\\x%02x" : "%c", c);
+		}
+	}
+	fclose(f);
+}
+
+int bytestream_lock_tty(int fd, const char *path, const char *who)
+{
+	struct phyllo_port_holder holder;
+	char comm[80];
+
+	if (!phyllo_port_lock(fd, path, PHYLLO_PORT_LOCK_FILE, &holder))
+		return 0;
+	if (holder.pid) {
+		proc_comm(holder.pid, comm, sizeof(comm));
+		fprintf(stderr, "%s: %s is in use by process %d (%s), see %s\n", who, path,
+			(int)holder.pid, comm, holder.file);
+	} else {
+		fprintf(stderr, "%s: %s is in use by another program (it holds a lock on it)\n",
+			who, path);
+	}
+	return -1;
+}
+
 static int open_device(const struct bytestream_spec *spec, struct bytestream *io)
 {
 	int fd = bytestream_open_tty("phyllo", spec->device, O_RDWR | O_NONBLOCK);
+	int ret;
 
 	if (fd < 0)
 		return -1;
-	if (bytestream_tty_raw(fd, spec->baud)) {
+	if (bytestream_lock_tty(fd, spec->device, "phyllo")) {
+		close(fd);
+		return -1;
+	}
+	io->locked = true;
+	ret = phyllo_port_raw(fd, spec->baud);
+	if (ret < 0) {
 		fprintf(stderr, "phyllo: cannot set %s to raw mode at %lu baud: %s\n",
-			spec->device, spec->baud, strerror(errno));
+			spec->device, spec->baud, strerror(-ret));
 		close(fd);
 		return -1;
 	}
@@ -167,14 +172,17 @@ static int open_pty(const struct bytestream_spec *spec, struct bytestream *io)
 {
 	int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	const char *slave;
+	int ret = 0;
 
 	if (m < 0 || grantpt(m) || unlockpt(m) || !(slave = ptsname(m))) {
 		fprintf(stderr, "phyllo: cannot create a pty: %s\n", strerror(errno));
 		return -1;
 	}
 	io->keep_fd = open(slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (io->keep_fd < 0 || bytestream_tty_raw(io->keep_fd, spec->baud) || bytestream_tty_raw(m, 0)) {
-		fprintf(stderr, "phyllo: cannot set up pty %s: %s\n", slave, strerror(errno));
+	if (io->keep_fd < 0 || (ret = phyllo_port_raw(io->keep_fd, spec->baud)) < 0 ||
+	    (ret = phyllo_port_raw(m, 0)) < 0) {
+		fprintf(stderr, "phyllo: cannot set up pty %s: %s\n", slave,
+			strerror(io->keep_fd < 0 ? errno : -ret));
 		return -1;
 	}
 	/* symlink() never replaces: whatever is at the path stays there */
@@ -286,4 +294,7 @@ void bytestream_close(struct bytestream *io)
 		close(io->wfd);
 	if (io->keep_fd >= 0)
 		close(io->keep_fd);
+	if (io->locked)
+		phyllo_port_unlock();
+	io->locked = false;
 }

@@ -7,7 +7,7 @@
 #ifndef PHYLLO_CAPTURE_H
 #define PHYLLO_CAPTURE_H
 
-#include "lib_capture.h"
+#include "phyllo-internal.h"
 
 int capture_main(int argc, char **argv);
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "linkname.h"
-#include "ttylock.h"
+#include "phyllo-internal.h"
 #include "bytestream.h"
 #include "util.h"
 #include "phyllo.h"
@@ -40,7 +40,7 @@ static bool detach_stop(pid_t pid, const char *name)
 			comm[0] = 0;
 		fclose(f);
 	}
-	if (pidfd < 0 || strncmp(comm, "phyllo", 6) || ttylock_owner(name) != pid ||
+	if (pidfd < 0 || strncmp(comm, "phyllo", 6) || phyllo_port_lock_owner(name) != pid ||
 	    syscall(SYS_pidfd_send_signal, pidfd, SIGTERM, NULL, 0)) {
 		if (pidfd >= 0)
 			close(pidfd);
@@ -108,12 +108,12 @@ int detach_main(int argc, char **argv)
 		return 1;
 	}
 	if (is_dev ? linkname_tty(argv[1], name, sizeof(name))
-		   : ttylock_name(argv[1], name, sizeof(name))) {
+		   : phyllo_port_name(argv[1], name, sizeof(name))) {
 		fprintf(stderr, "phyllo detach: %s: no such link ('phyllo list' shows them)\n",
 			argv[1]);
 		return 1;
 	}
-	pid = ttylock_owner(name);
+	pid = phyllo_port_lock_owner(name);
 	if (pid && detach_stop(pid, name)) {
 		printf("detached %s: stopped phyllo attach (pid %d)\n", argv[1], (int)pid);
 		return 0;

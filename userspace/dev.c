@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "dev.h"
 #include "linkname.h"
-#include "ttylock.h"
+#include "phyllo-internal.h"
 
 /* Why path (a /dev/phylloN) could not be opened: errno says. */
 static void dev_explain(const char *path)
@@ -189,8 +189,8 @@ pid_t dev_tty_holder(const char *path, char *cmd, size_t len)
 	if (stat(path, &st) || !S_ISCHR(st.st_mode))
 		return 0;
 	pid = dev_flock_holder(&st);
-	if (!pid && !ttylock_name(path, name, sizeof(name)))
-		pid = ttylock_owner(name);
+	if (!pid && !phyllo_port_name(path, name, sizeof(name)))
+		pid = phyllo_port_lock_owner(name);
 	if (!pid)
 		pid = dev_fd_holder(st.st_rdev);
 	if (pid)

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "diag.h"
-#include "lib.h"
+#include "phyllo-internal.h"
 #include "util.h"
 #include "phyllo_stats.h"
 

@@ -13,8 +13,7 @@
 #include "linkname.h"
 #include "smallopts.h"
 #include "util.h"
-#include "json.h"
-#include "ttylock.h"
+#include "phyllo-internal.h"
 #include "phyllo.h"
 
 static const char *state_name(__u32 state)
@@ -72,7 +71,7 @@ static void list_one(const char *dev, bool json, bool first)
 	if (st.state == PHYLLO_LINK_DOWN || !tty[0])
 		strcpy(tty, "-");
 	else
-		pid = ttylock_owner(tty);
+		pid = phyllo_port_lock_owner(tty);
 	snprintf(pidtext, sizeof(pidtext), pid ? "%d" : "-", (int)pid);
 	snprintf(state, sizeof(state), "%s", state_name(st.state));
 	if (json) {

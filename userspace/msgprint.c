@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "msgprint.h"
-#include "json.h"
+#include "phyllo-internal.h"
 #include "phyllo_msgpack.h"
 #include "phyllo_pubsub.h"
 #include "phyllo_stats.h"

@@ -16,6 +16,7 @@
  *    (phyllo_stack_refuse()) and holds the link until the queue has room
  *    for a whole window again, when the core asks for the rest (NAK).
  * The fault injector sits between the core and the fd, on whole frames.
+ * A --device is locked as `phyllo attach` locks its tty (bytestream.c).
  * --crash-after N stops an echo peer dead after N echoes, as a board
  * whose power is cut: nothing more is written, nothing is said.
  */
@@ -37,8 +38,7 @@
 #include "stream.h"
 #include "payload.h"
 #include "util.h"
-#include "lib.h"
-#include "phyllo_stack.h"
+#include "phyllo-internal.h"
 
 #define PEND_MAX 64
 /* The transmit buffer's bound (the pty or tty takes what it can). */

@@ -17,7 +17,7 @@
 #include "diag.h"
 #include "smallopts.h"
 #include "util.h"
-#include "lib.h"
+#include "phyllo-internal.h"
 
 void stats_json(FILE *f, const uint64_t *v, unsigned int n)
 {

@@ -90,11 +90,11 @@ $(HOST)/test-fault: userspace/fault.c userspace/fault.h userspace/tests/test_fau
 	$(CC) $(HOST_CFLAGS) -Iuserspace $(TEST_INC) userspace/fault.c userspace/tests/test_fault.c \
 		tests/ptest.c -o $@
 
-$(HOST)/test-hold: userspace/hold.c userspace/hold.h userspace/ttylock.c userspace/ttylock.h \
-		userspace/lib/lib_lock.c $(LIB_HDR) userspace/tests/test_hold.c tests/ptest.c tests/ptest.h
+$(HOST)/test-hold: userspace/hold.c userspace/hold.h userspace/lib/lib_port.c $(LIB_HDR) \
+		userspace/tests/test_hold.c tests/ptest.c tests/ptest.h
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Iuserspace -Iuserspace/lib -Iuserspace/include $(TEST_INC) \
-		userspace/hold.c userspace/ttylock.c userspace/lib/lib_lock.c \
+		userspace/hold.c userspace/lib/lib_port.c \
 		userspace/tests/test_hold.c tests/ptest.c -o $@ -lpthread
 
 $(HOST)/test-linkname: userspace/linkname.c userspace/linkname.h userspace/tests/test_linkname.c \

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "util.h"
+#include "libphyllo.h"
 #include "phyllo_stack.h"
 
 uint64_t util_now_us(void)
@@ -48,14 +49,6 @@ const char *util_phyllo_strerror(int err)
 	return names[-err];
 }
 
-#include "lib/stats_list.h"
-
-#define UTIL_STAT_NAME(f) #f,
-const char *const util_stats_names[] = { PHYLLO_STATS_LIST(UTIL_STAT_NAME) };
-const unsigned int util_stats_count = sizeof(util_stats_names) / sizeof(util_stats_names[0]);
-_Static_assert(sizeof(util_stats_names) / sizeof(util_stats_names[0]) == PHYLLO_STATS_FIELDS,
-	       "every counter needs a name");
-
 void util_stats_json(FILE *f, const struct phyllo_stats *st)
 {
 	uint32_t v[PHYLLO_STATS_FIELDS];
@@ -63,8 +56,9 @@ void util_stats_json(FILE *f, const struct phyllo_stats *st)
 
 	memcpy(v, st, sizeof(v));
 	fputc('{', f);
-	for (i = 0; i < util_stats_count; i++)
-		fprintf(f, "%s\"%s\":%lu", i ? "," : "", util_stats_names[i], (unsigned long)v[i]);
+	/* the core's counters are the first of libphyllo's names */
+	for (i = 0; i < PHYLLO_STATS_FIELDS; i++)
+		fprintf(f, "%s\"%s\":%lu", i ? "," : "", phyllo_stat_name(i), (unsigned long)v[i]);
 	fputc('}', f);
 }
 

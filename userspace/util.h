@@ -24,9 +24,6 @@ const char *util_phyllo_strerror(int err);
 
 /* Print the counters as a JSON object (no newline). */
 void util_stats_json(FILE *f, const struct phyllo_stats *st);
-/* Number of counters and the name of counter i (same order as the struct). */
-extern const char *const util_stats_names[];
-extern const unsigned int util_stats_count;
 
 /* Parse an unsigned number in [lo, hi]; prints an error naming opt and
  * exits with status 2 on bad input. */

@@ -271,7 +271,6 @@ int phyllo_open(struct phyllo **h, const char *path, const struct phyllo_options
 {
 	struct phyllo_options def;
 	struct phyllo_link_state ls;
-	struct stat st;
 	int fd, kfd;
 
 	if (!h || !path)
@@ -281,11 +280,9 @@ int phyllo_open(struct phyllo **h, const char *path, const struct phyllo_options
 		o = &def;
 	}
 	/* a regular file, a directory...: refused before it is opened */
-	if (stat(path, &st) == 0 && !S_ISCHR(st.st_mode))
-		return -ENOTTY;
-	fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	fd = phyllo_port_open(path, O_RDWR | O_NONBLOCK, true, NULL);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (isatty(fd) && o->transport != PHYLLO_TRANSPORT_KERNEL) {
 		/* the discipline runs the protocol there already: use its device */
 		kfd = lib_ldisc_unit_fd(fd);

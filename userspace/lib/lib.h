@@ -2,7 +2,8 @@
 /*
  * lib.h - libphyllo's insides: the handle, shared by the API (lib.c) and
  * the two transports, kernel (lib_kernel.c: /dev/phylloN) and tty
- * (lib_tty.c: the protocol core in the library).
+ * (lib_tty.c: the protocol core in the library). Only userspace/lib/ includes it; what the tool may use
+ * is in phyllo-internal.h.
  *
  * Every unit a transport receives goes through phyllo_lib_ingest(): a pending
  * request's reply is taken first, then the subscriptions filter, then the
@@ -18,16 +19,14 @@
 #include <termios.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include "libphyllo.h"
-#include "phyllo_stack.h"
+#include "phyllo-internal.h"
 
 #define LIB_UNIT_MAX 253		/* type byte + the minimal preset's 252 */
 #define LIB_SUBS_MAX 16
 #define LIB_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
 #define LIB_GLUE_STATS 6
-/* tty: the speed when none is given, the firmware's (PHYLLO_FW_BAUD); the
- * time a board's bootloader takes after the reset an open may cause */
-#define PHYLLO_LIB_BAUD_DEFAULT 115200ul
+/* tty: the time a board's bootloader takes after the reset an open may
+ * cause */
 #define PHYLLO_LIB_BOOT_MS 2000
 #define PHYLLO_LIB_BOOT_LISTEN_MS 500	/* its last part: the board's first frames */
 
@@ -136,19 +135,8 @@ int phyllo_lib_kernel_init(struct phyllo *h);
 void phyllo_lib_kernel_recv_start(struct phyllo *h);
 int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool is_tty);
 
-/* The speeds the serial driver takes: the termios constant of one (0: not
- * one of them), and the i-th of them (0 past the last), for the tool. */
-speed_t phyllo_lib_baud_speed(unsigned long baud);
-unsigned long phyllo_lib_baud_at(unsigned int i);
-
-/* lib_report.c: the counters of a tty handle while it runs, in a file
- * other programs read (phyllo stats --tty on a port in use). The file's
- * path for the tty at path (-ENOENT: no run directory, or no /dev node);
- * start, write (at most once a second), remove. */
-int phyllo_lib_report_path(const char *tty, char *buf, size_t len);
-/* Why a program holding a tty may have no report to read: the folder's
- * absence, its permissions, or the program's own; into buf, returned. */
-const char *phyllo_lib_report_why(char *buf, size_t len);
+/* lib_report.c: the counters of a tty handle while it runs (its path:
+ * phyllo-internal.h): start, write (at most once a second), remove. */
 void phyllo_lib_report_open(struct phyllo *h);
 void phyllo_lib_report(struct phyllo *h);
 void phyllo_lib_report_close(struct phyllo *h);
@@ -160,13 +148,6 @@ void phyllo_lib_report_close(struct phyllo *h);
  * transport folds the core's at every service and send.
  */
 void phyllo_lib_stats_fold(uint64_t *total, uint32_t *seen, const uint32_t *now, unsigned int n);
-
-/* UUCP lock files (lib_lock.c): the directory; the pid a lock file names
- * (0: none, not a regular file, or unreadable); whether pid has the tty
- * st open, the test that makes a lock file more than a claim. */
-const char *phyllo_lib_lock_dir(void);
-pid_t phyllo_lib_lock_read(const char *file);
-bool phyllo_lib_lock_holds(pid_t pid, const struct stat *tty);
 
 /* The core's error as an errno value (the library's one place). */
 int phyllo_lib_errno(int phyllo_err);

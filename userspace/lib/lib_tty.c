@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * lib_tty.c - libphyllo over a tty (or any stream fd): the protocol core
- * runs in the library, the glue the kernel module is on a tty.
+ * runs in the library, the glue the kernel module is on a tty. The port
+ * module (lib_port.c) locks the tty and sets it raw.
  *
  * It keeps the core's contract (core/phyllo_stack.h): a bounded transmit
  * buffer (poll only with PHYLLO_STACK_POLL_OUT_MAX bytes free, send only
@@ -14,57 +15,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/timerfd.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib.h"
 #include "lib_capture.h"
-
-static const struct { unsigned long baud; speed_t c; } lib_bauds[] = {
-	{ 1200, B1200 }, { 2400, B2400 }, { 4800, B4800 }, { 9600, B9600 },
-	{ 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 }, { 115200, B115200 },
-	{ 230400, B230400 }, { 460800, B460800 }, { 500000, B500000 }, { 576000, B576000 },
-	{ 921600, B921600 }, { 1000000, B1000000 }, { 1152000, B1152000 },
-	{ 1500000, B1500000 }, { 2000000, B2000000 }, { 2500000, B2500000 },
-	{ 3000000, B3000000 }, { 3500000, B3500000 }, { 4000000, B4000000 },
-};
-
-static speed_t t_speed(unsigned long baud)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(lib_bauds) / sizeof(lib_bauds[0]); i++)
-		if (lib_bauds[i].baud == baud)
-			return lib_bauds[i].c;
-	return 0;
-}
-
-int phyllo_baud_valid(unsigned long baud)
-{
-	return t_speed(baud) != 0;
-}
-
-speed_t phyllo_lib_baud_speed(unsigned long baud)
-{
-	return t_speed(baud);
-}
-
-unsigned long phyllo_lib_baud_at(unsigned int i)
-{
-	return i < sizeof(lib_bauds) / sizeof(lib_bauds[0]) ? lib_bauds[i].baud : 0;
-}
 
 static void t_out(void *ctx, const uint8_t *b, uint16_t n)
 {
@@ -355,93 +316,20 @@ const struct lib_transport phyllo_lib_tty_transport = {
 	.close = t_close,
 };
 
-/* The ptmx device (as /dev/ptmx and /dev/pts/ptmx are): each open of it
- * is a new pseudo-terminal's master. */
-#define T_PTMX_RDEV makedev(5, 2)
-
-static bool t_is_pty_master(int fd)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && S_ISCHR(st.st_mode) && st.st_rdev == T_PTMX_RDEV;
-}
-
-/* A pseudo-terminal, either end (Unix98 slaves: majors 136..143): no
- * line, no DTR, no board to reset. */
-static bool t_is_pty(int fd)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
-	       (st.st_rdev == T_PTMX_RDEV ||
-		(major(st.st_rdev) >= 136 && major(st.st_rdev) <= 143));
-}
-
 /*
- * The live process other than this one that a UUCP lock file names for
- * the tty on fd and that has that tty open (LCK..NAME, NAME the kernel's
- * name: ttyACM0, pts3, in the lock directory, its pid in ASCII, as
- * minicom, screen, pppd and phyllo attach write it), or 0. Such a program
- * may not flock the port, and would read what the board sends. A lock
- * naming a process that does not hold the tty is stale (lib_lock.c).
- */
-static pid_t t_uucp_owner(int fd)
-{
-	char real[PATH_MAX], name[64], file[PATH_MAX + 80];
-	const char *tty = ttyname(fd), *p;
-	struct stat st;
-	size_t n = 0;
-	pid_t pid;
-
-	if (!tty || !realpath(tty, real) || strncmp(real, "/dev/", 5) || fstat(fd, &st))
-		return 0;
-	for (p = real + 5; *p && n + 1 < sizeof(name); p++)
-		if (*p != '/')
-			name[n++] = *p;
-	name[n] = 0;
-	snprintf(file, sizeof(file), "%s/LCK..%s", phyllo_lib_lock_dir(), name);
-	pid = phyllo_lib_lock_read(file);
-	if (!pid || pid == getpid() || !phyllo_lib_lock_holds(pid, &st))
-		return 0;
-	return pid;
-}
-
-/*
- * Raw mode at the speed asked for (0: the firmware's), and HUPCL off: the
- * port keeps DTR up when closed, so the next open does not reset a board
- * that reboots on DTR (an Uno and most boards with a USB-serial bridge),
- * as serial tools leave it. Returns 1 when this open may have reset one
- * (HUPCL was on and the port is no pty), 0, or -errno.
+ * The tty's lock (another program's lock file refuses it too: such a
+ * program may not flock the port, and would read what the board sends),
+ * raw mode at baud. Returns 1 when this open may have reset a board (HUPCL
+ * was on and the port is no pty), 0, or -errno.
  */
 static int t_tty_setup(int fd, unsigned long baud)
 {
-	struct termios t;
-	speed_t c = t_speed(baud);
-	bool hupcl;
+	int ret = phyllo_port_lock(fd, NULL, 0, NULL);
 
-	if (!c)
-		return -EINVAL;
-	/* one user of a serial port at a time, as ldattach and slattach: an
-	 * flock, and a lock file of a program that takes none. Not on a pty
-	 * master: no other program can open it, and every master is an open
-	 * of the one ptmx inode, so its lock would refuse all the others. */
-	if (!t_is_pty_master(fd) && flock(fd, LOCK_EX | LOCK_NB))
-		return errno == EWOULDBLOCK ? -EBUSY : -errno;
-	if (t_uucp_owner(fd))
-		return -EBUSY;
-	if (tcgetattr(fd, &t))
-		return -errno;
-	hupcl = t.c_cflag & HUPCL;
-	cfmakeraw(&t);
-	t.c_cflag |= CLOCAL | CREAD;
-	t.c_cflag &= ~(tcflag_t)HUPCL;
-	t.c_cc[VMIN] = 1;
-	t.c_cc[VTIME] = 0;
-	cfsetispeed(&t, c);
-	cfsetospeed(&t, c);
-	if (tcsetattr(fd, TCSANOW, &t))
-		return -errno;
-	return hupcl && !t_is_pty(fd);
+	if (ret)
+		return ret;
+	ret = phyllo_port_raw(fd, baud);
+	return ret > 0 ? !phyllo_port_is_pty(fd) : ret;
 }
 
 /* This open reset the board: without a handshake to wait for (minimal and
@@ -481,7 +369,7 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 	int reset = 0;
 
 	if (o->preset < PHYLLO_LIB_MINIMAL || o->preset > PHYLLO_LIB_STANDARD ||
-	    o->window > PHYLLO_ARQ_WINDOW_MAX || !t_speed(baud))
+	    o->window > PHYLLO_ARQ_WINDOW_MAX || !phyllo_baud_valid(baud))
 		return -EINVAL;
 	if (is_tty && (reset = t_tty_setup(h->io_fd, baud)) < 0)
 		return reset;
@@ -491,7 +379,7 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 		cfg.window = (uint8_t)o->window;
 	cfg.handshake = !(o->flags & PHYLLO_OPEN_NO_HANDSHAKE);
 	/* a pty, a socket: no line time */
-	cfg.line_ms = is_tty && !t_is_pty(h->io_fd) ? PHYLLO_LINE_MS(baud) : 0;
+	cfg.line_ms = is_tty && !phyllo_port_is_pty(h->io_fd) ? PHYLLO_LINE_MS(baud) : 0;
 	h->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	ev.data.fd = h->timer_fd;
 	if (h->timer_fd < 0 || epoll_ctl(h->ep_fd, EPOLL_CTL_ADD, h->timer_fd, &ev))

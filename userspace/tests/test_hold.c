@@ -3,8 +3,8 @@
  * test_hold.c - `phyllo attach`'s wait (hold.c) on a pty, no module
  * needed: closing the master hangs the slave up, as unplugging a USB
  * adapter does its tty; a stop request ends the wait too. And the lock
- * names (ttylock.c) of the ttys it will meet, and what a lock file must
- * be to be believed (lib_lock.c): a regular file, read without following
+ * names (lib_port.c) of the ttys it will meet, and what a lock file must
+ * be to be believed (lib_port.c too): a regular file, read without following
  * a link or waiting on a FIFO, naming a process that has the tty open.
  */
 #define _GNU_SOURCE
@@ -20,8 +20,7 @@
 #include <unistd.h>
 #include "ptest.h"
 #include "hold.h"
-#include "lib.h"
-#include "ttylock.h"
+#include "phyllo-internal.h"
 
 static int master;
 static volatile sig_atomic_t stop;
@@ -90,19 +89,19 @@ static void hold_tty_returns_when_asked_to_stop(void)
 	close(master);
 }
 
-static void ttylock_name_is_the_kernels(void)
+static void port_name_is_the_kernels(void)
 {
 	char name[64];
 	int slave = open_pty();
 	const char *pts = ptsname(master);
 
-	PTEST_EXPECT_EQ(ttylock_name(pts, name, sizeof(name)), 0);
+	PTEST_EXPECT_EQ(phyllo_port_name(pts, name, sizeof(name)), 0);
 	/* /dev/pts/N -> ptsN, as sysfs and `phyllo list` show it */
 	PTEST_EXPECT(!strncmp(name, "pts", 3) && !strcmp(name + 3, pts + 9));
-	PTEST_EXPECT_EQ(ttylock_name("/dev/null", name, sizeof(name)), 0);
+	PTEST_EXPECT_EQ(phyllo_port_name("/dev/null", name, sizeof(name)), 0);
 	PTEST_EXPECT(!strcmp(name, "null"));
-	PTEST_EXPECT_EQ(ttylock_name("/nonexistent", name, sizeof(name)), -1);
-	PTEST_EXPECT_EQ(ttylock_name("/tmp", name, sizeof(name)), -1);
+	PTEST_EXPECT_EQ(phyllo_port_name("/nonexistent", name, sizeof(name)), -1);
+	PTEST_EXPECT_EQ(phyllo_port_name("/tmp", name, sizeof(name)), -1);
 	close(slave);
 	close(master);
 }
@@ -205,7 +204,7 @@ static const struct ptest_case hold_cases[] = {
 	PTEST_CASE(lock_holds_only_with_the_tty_open),
 	PTEST_CASE(hold_tty_returns_on_hangup),
 	PTEST_CASE(hold_tty_returns_when_asked_to_stop),
-	PTEST_CASE(ttylock_name_is_the_kernels),
+	PTEST_CASE(port_name_is_the_kernels),
 };
 
 PTEST_MAIN(phyllo_suite_hold, "phyllo_hold", hold_cases)
