@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
- * peer.c - `phyllo peer`. One thread, one poll loop: read bytes, feed the
- * core, act on each unit and on the core's events, run the core's timers,
- * write what it produced.
- *
- * What it keeps of the core's contract (core/phyllo_stack.h):
- *  - a bounded transmit buffer: the poll runs only with
- *    PHYLLO_STACK_POLL_OUT_MAX bytes free, a send only with
- *    PHYLLO_WIRE_MAX free (twice as much with faults on: duplicates);
- *  - events after every receive and every poll: every session reset is
- *    reported on stderr and counted (`resets` in the JSON), and the role
- *    settles what the reset took (client_reset(), stream_lost());
+ * peer.c - `phyllo peer`. One thread, one poll loop around libphyllo's
+ * engine (lib_engine.c, the one that runs the core under the library's
+ * tty transport too): read bytes into it, act on each unit and on the
+ * core's events, run the core's timers, write what it produced. The
+ * engine keeps the core's contract (a bounded transmit buffer, events
+ * after every receive and every poll); peer adds its roles:
+ *  - every session reset is reported on stderr and counted (`resets` in
+ *    the JSON), and the role settles what the reset took (client_reset(),
+ *    stream_lost());
  *  - one back-pressure rule: the echo role queues what its send window
  *    cannot take; with the queue full it refuses the unit just received
  *    (phyllo_stack_refuse()) and holds the link until the queue has room
  *    for a whole window again, when the core asks for the rest (NAK).
- * The fault injector sits between the core and the fd, on whole frames.
- * A --device is locked as `phyllo attach` locks its tty (bytestream.c).
+ * The fault injector (fault.h) is the engine's hook: between the core and
+ * the fd, on whole frames. A --device is locked as `phyllo attach` locks
+ * its tty (bytestream.c).
  * --crash-after N stops an echo peer dead after N echoes, as a board
  * whose power is cut: nothing more is written, nothing is said.
  */
@@ -28,7 +27,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 #include "peer.h"
 #include "fault.h"
@@ -41,8 +39,6 @@
 #include "phyllo-internal.h"
 
 #define PEND_MAX 64
-/* The transmit buffer's bound (the pty or tty takes what it can). */
-#define PEER_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
 
 enum peer_role { ROLE_NONE, ROLE_ECHO, ROLE_CLIENT, ROLE_STREAM, ROLE_SINK };
 static const char *const role_names[] = { "?", "echo", "client", "stream", "sink" };
@@ -69,17 +65,10 @@ struct peer_opts {
 
 struct peer {
 	struct peer_opts o;
-	struct phyllo_stack st;
+	struct phyllo_engine e;		/* the core, its buffer and capture */
 	struct bytestream io;
 	struct fault *fault;
-	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE: the frames the stack sees */
-	uint8_t *tx;
-	size_t txlen, txcap;
-	uint8_t txframe[PHYLLO_WIRE_MAX + 16];
-	uint16_t txframe_len;
-	uint8_t rxchunk[PHYLLO_WIRE_MAX + 16];
-	uint16_t rxchunk_len;
-	bool rx_overlong;
+	struct phyllo_engine_hook hook;	/* the fault injector, with faults on */
 	uint32_t now;
 	bool eof;
 	/* echo */
@@ -106,74 +95,37 @@ static void on_signal(int sig)
 	peer_stop = sig;
 }
 
-static void tx_append(struct peer *p, const uint8_t *b, size_t n)
+_Static_assert((int)FAULT_TX == (int)PHYLLO_ENGINE_TX && (int)FAULT_RX == (int)PHYLLO_ENGINE_RX,
+	       "the injector's directions are the engine's");
+
+/* The engine's hook: each frame to the injector... */
+static void peer_fault_frame(void *ctx, enum phyllo_engine_dir dir, const uint8_t *frame,
+			     uint16_t n, uint32_t now_ms)
 {
-	if (p->txlen + n > p->txcap) {
-		p->txcap = (p->txlen + n) * 2;
-		p->tx = realloc(p->tx, p->txcap);
-		if (!p->tx) {
-			perror("phyllo: out of memory");
-			exit(1);
-		}
-	}
-	memcpy(p->tx + p->txlen, b, n);
-	p->txlen += n;
+	struct peer *p = ctx;
+
+	fault_frame(p->fault, (enum fault_dir)dir, frame, n, now_ms);
 }
 
-static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n);
-
+/* ...and what it passes on, back to the engine. */
 static void fault_emit(void *ctx, enum fault_dir dir, const uint8_t *frame, uint16_t n)
 {
 	struct peer *p = ctx;
 
-	if (dir == FAULT_TX)
-		tx_append(p, frame, n);
-	else
-		feed_stack(p, frame, n);
-}
-
-/* The core's output. Frames arrive as 00, COBS pieces, 00: with faults on,
- * reassemble each one so the injector sees whole frames. */
-static void stack_out(void *ctx, const uint8_t *buf, uint16_t n)
-{
-	struct peer *p = ctx;
-
-	phyllo_capture_bytes(p->cap, PHYLLO_CAPTURE_OUT, buf, n);
-	if (!p->fault) {
-		tx_append(p, buf, n);
-		return;
-	}
-	if (p->txframe_len + n > sizeof(p->txframe))
-		abort();	/* the core never writes more than PHYLLO_WIRE_MAX */
-	memcpy(p->txframe + p->txframe_len, buf, n);
-	p->txframe_len += n;
-	if (n == 1 && buf[0] == 0 && p->txframe_len > 1) {
-		fault_frame(p->fault, FAULT_TX, p->txframe, p->txframe_len, p->now);
-		p->txframe_len = 0;
-	}
-}
-
-/* Room in the transmit buffer for `need` more bytes (a duplicate of
- * each frame too, with faults on). */
-static bool tx_room(const struct peer *p, size_t need)
-{
-	return p->txlen + (p->fault ? 2 * need : need) <= PEER_TX_MAX;
+	phyllo_engine_pass(&p->e, (enum phyllo_engine_dir)dir, frame, n);
 }
 
 static void echo_count(struct peer *p)
 {
 	p->echoed++;
 	if (p->o.crash_after && p->echoed >= p->o.crash_after)
-		p->crashed = true;
+		p->crashed = p->e.halted = true;
 }
 
 static int echo_try(struct peer *p, uint8_t type, const uint8_t *data, uint16_t len)
 {
-	int ret;
+	int ret = phyllo_engine_send(&p->e, type, data, len, !p->o.unreliable, p->now);
 
-	if (!tx_room(p, PHYLLO_WIRE_MAX))
-		return PHYLLO_E_AGAIN;
-	ret = phyllo_stack_send(&p->st, type, data, len, !p->o.unreliable, p->now);
 	if (ret == 0)
 		echo_count(p);
 	return ret;
@@ -183,14 +135,14 @@ static int echo_try(struct peer *p, uint8_t type, const uint8_t *data, uint16_t 
  * hold the link until there is room again. */
 static void echo_refuse(struct peer *p)
 {
-	if (phyllo_stack_refuse(&p->st) != 0) {
+	if (phyllo_stack_refuse(&p->e.st) != 0) {
 		p->echo_dropped++;	/* unreliable: nobody keeps it */
 		return;
 	}
 	p->refused++;
 	if (!p->held) {
 		p->held = true;
-		phyllo_arq_hold(&p->st.arq, true);
+		phyllo_arq_hold(&p->e.st.arq, true);
 	}
 }
 
@@ -225,7 +177,7 @@ static void echo_drain(struct peer *p)
 	/* Released when a whole window, resent on the core's NAK, fits. */
 	if (p->held && PEND_MAX - p->pend_n >= PHYLLO_ARQ_WINDOW_MAX) {
 		p->held = false;
-		phyllo_arq_hold(&p->st.arq, false);
+		phyllo_arq_hold(&p->e.st.arq, false);
 	}
 }
 
@@ -233,7 +185,7 @@ static void echo_drain(struct peer *p)
  * The core retired the lost units last, after any acknowledged ones. */
 static void peer_reset(struct peer *p)
 {
-	const struct phyllo_stats *st = &p->st.stats;
+	const struct phyllo_stats *st = &p->e.st.stats;
 	uint32_t lost = st->tx_reset_lost - p->reset_lost_seen;
 	bool restart = st->peer_resets != p->peer_resets_seen;
 	uint64_t gone = lost;
@@ -242,9 +194,9 @@ static void peer_reset(struct peer *p)
 	p->peer_resets_seen = st->peer_resets;
 	p->resets++;
 	if (p->o.role == ROLE_CLIENT) {
-		gone = client_reset(&p->cl, p->st.arq.tx_count);
+		gone = client_reset(&p->cl, p->e.st.arq.tx_count);
 	} else if (p->o.role == ROLE_STREAM) {
-		stream_retired(&p->sm, p->st.arq.tx_retired_total - lost, util_now_us());
+		stream_retired(&p->sm, p->e.st.arq.tx_retired_total - lost, util_now_us());
 		stream_lost(&p->sm, lost);
 	}
 	/* a new program on the port (each `phyllo pub --tty` is one) is a
@@ -259,99 +211,45 @@ static void peer_reset(struct peer *p)
 	if (p->o.role == ROLE_CLIENT && gone)
 		fprintf(stderr, ", %llu echo%s will not come back", (unsigned long long)gone,
 			gone == 1 ? "" : "es");
-	fprintf(stderr, "; %s\n", p->st.arq.state == PHYLLO_ARQ_OPEN ? "new session open"
+	fprintf(stderr, "; %s\n", p->e.st.arq.state == PHYLLO_ARQ_OPEN ? "new session open"
 									 : "reconnecting");
 }
 
-static void peer_events(struct peer *p)
+static void peer_events(void *ctx, uint8_t ev)
 {
-	uint8_t ev = phyllo_stack_take_events(&p->st);
+	struct peer *p = ctx;
 
 	if (ev & PHYLLO_EV_RESET)
 		peer_reset(p);
 	if ((ev & PHYLLO_EV_OPEN) && p->o.verbose)
-		fprintf(stderr, "phyllo peer: session %u open\n", p->st.stats.sessions);
+		fprintf(stderr, "phyllo peer: session %u open\n", p->e.st.stats.sessions);
 	if ((ev & PHYLLO_EV_ROOM) && p->o.role == ROLE_ECHO)
 		echo_drain(p);
 }
 
-static void feed_stack(struct peer *p, const uint8_t *b, uint16_t n)
+/* A unit from the engine (none after a crash: it is halted). */
+static void peer_unit(void *ctx, const struct phyllo_unit *u)
 {
-	uint16_t used = 0;
+	struct peer *p = ctx;
 
-	phyllo_capture_bytes(p->cap, PHYLLO_CAPTURE_IN, b, n);
-	/* After a crash the bytes the injector already passed on are still
-	 * counted (its counts stay comparable), and nothing is done. */
-	while (used < n) {
-		struct phyllo_unit u;
-		bool got;
-
-		used += phyllo_stack_receive(&p->st, b + used, n - used, p->now, &u, &got);
-		if (p->crashed)
-			continue;
-		/* the unit first: a refusal must come before anything is sent */
-		if (got && p->o.role == ROLE_CLIENT)
-			client_got(&p->cl, u.type, u.data, u.len);
-		else if (got && p->o.role == ROLE_ECHO)
-			echo_unit(p, &u);
-		else if (got)
-			p->sunk++;
-		peer_events(p);
-	}
+	if (p->o.role == ROLE_CLIENT)
+		client_got(&p->cl, u->type, u->data, u->len);
+	else if (p->o.role == ROLE_ECHO)
+		echo_unit(p, u);
+	else
+		p->sunk++;
 }
 
-/* One byte on the receive-fault path: whole frames go to the injector; a
- * chunk too long to be a frame goes to the core as it is, to be counted. */
-static void feed_fault_byte(struct peer *p, uint8_t b)
-{
-	if (b != 0 && p->rx_overlong) {
-		feed_stack(p, &b, 1);
-	} else if (b != 0 && p->rxchunk_len < PHYLLO_CHUNK_MAX) {
-		p->rxchunk[1 + p->rxchunk_len++] = b;
-	} else if (b != 0) {
-		p->rx_overlong = true;
-		p->rxchunk[0] = 0;
-		feed_stack(p, p->rxchunk, (uint16_t)(1 + p->rxchunk_len));
-		feed_stack(p, &b, 1);
-	} else if (p->rx_overlong) {
-		feed_stack(p, &b, 1);
-		p->rx_overlong = false;
-		p->rxchunk_len = 0;
-	} else if (p->rxchunk_len) {
-		p->rxchunk[0] = 0;
-		p->rxchunk[1 + p->rxchunk_len] = 0;
-		fault_frame(p->fault, FAULT_RX, p->rxchunk, (uint16_t)(p->rxchunk_len + 2), p->now);
-		p->rxchunk_len = 0;
-	}
-}
-
-/* Bytes from the fd; with receive faults on, cut them into frames first. */
-static void feed_bytes(struct peer *p, const uint8_t *b, size_t n)
-{
-	size_t i;
-
-	if (!p->fault || !(p->o.fault.dirs & 2)) {
-		while (n) {
-			uint16_t k = n > 4096 ? 4096 : (uint16_t)n;
-
-			feed_stack(p, b, k);
-			b += k;
-			n -= k;
-		}
-		return;
-	}
-	for (i = 0; i < n && !p->crashed; i++)
-		feed_fault_byte(p, b[i]);
-}
+static const struct phyllo_engine_ops peer_ops = { .unit = peer_unit, .events = peer_events };
 
 static void client_send(struct peer *p)
 {
 	uint8_t buf[PHYLLO_DATAGRAM_MAX], type;
 
-	while (client_can_send(&p->cl) && phyllo_stack_room(&p->st) &&
-	       tx_room(p, PHYLLO_WIRE_MAX)) {
+	while (client_can_send(&p->cl) && phyllo_stack_room(&p->e.st) &&
+	       phyllo_engine_room(&p->e, PHYLLO_WIRE_MAX)) {
 		uint16_t n = client_next(&p->cl, &type, buf);
-		int ret = phyllo_stack_send(&p->st, type, buf, n, !p->o.unreliable, p->now);
+		int ret = phyllo_engine_send(&p->e, type, buf, n, !p->o.unreliable, p->now);
 
 		if (ret == PHYLLO_E_AGAIN)
 			break;
@@ -369,55 +267,26 @@ static void stream_send(struct peer *p)
 	uint8_t buf[PHYLLO_DATAGRAM_MAX], type;
 	uint64_t now = util_now_us();
 
-	stream_retired(&p->sm, p->st.arq.tx_retired_total, now);
-	while (stream_due(&p->sm, now) && phyllo_stack_room(&p->st) &&
-	       tx_room(p, PHYLLO_WIRE_MAX)) {
+	stream_retired(&p->sm, p->e.st.arq.tx_retired_total, now);
+	while (stream_due(&p->sm, now) && phyllo_stack_room(&p->e.st) &&
+	       phyllo_engine_room(&p->e, PHYLLO_WIRE_MAX)) {
 		uint16_t n = stream_next(&p->sm, &type, buf);
 
-		if (phyllo_stack_send(&p->st, type, buf, n, true, p->now) != 0)
+		if (phyllo_engine_send(&p->e, type, buf, n, true, p->now) != 0)
 			break;
 		stream_sent(&p->sm, n, now);
 	}
 }
 
-/* Write what we can; the rest waits for POLLOUT. */
-static int flush_tx(struct peer *p)
-{
-	while (p->txlen) {
-		ssize_t w = write(p->io.wfd, p->tx, p->txlen);
-
-		if (w < 0)
-			return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
-		memmove(p->tx, p->tx + w, p->txlen - (size_t)w);
-		p->txlen -= (size_t)w;
-	}
-	return 0;
-}
-
-static int read_link(struct peer *p)
-{
-	uint8_t buf[4096];
-	ssize_t r = read(p->io.rfd, buf, sizeof(buf));
-
-	if (r > 0) {
-		feed_bytes(p, buf, (size_t)r);
-		return 0;
-	}
-	if (r < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	p->eof = true;	/* EOF, or EIO: the other end hung up */
-	return 0;
-}
-
 static bool peer_done(const struct peer *p)
 {
 	switch (p->o.role) {
-	case ROLE_CLIENT: return client_done(&p->cl) && phyllo_stack_idle(&p->st);
+	case ROLE_CLIENT: return client_done(&p->cl) && phyllo_stack_idle(&p->e.st);
 	case ROLE_STREAM: return stream_done(&p->sm);
 	case ROLE_SINK: return p->o.count && p->sunk >= p->o.count;
 	default:
 		return p->o.count && p->echoed >= p->o.count && !p->pend_n &&
-		       phyllo_stack_idle(&p->st);
+		       phyllo_stack_idle(&p->e.st);
 	}
 }
 
@@ -425,8 +294,10 @@ static bool peer_done(const struct peer *p)
 static int peer_turn(struct peer *p)
 {
 	uint32_t next;
+	int n;
 
-	p->now = util_now_ms();
+	/* the injector's releases reach the engine at this time too */
+	p->e.now = p->now = util_now_ms();
 	next = p->fault ? fault_release(p->fault, p->now) : 1000;
 	if (p->o.role == ROLE_CLIENT)
 		client_send(p);
@@ -434,15 +305,11 @@ static int peer_turn(struct peer *p)
 		stream_send(p);
 	else if (p->o.role == ROLE_ECHO)
 		echo_drain(p);
-	if (p->st.preset == PHYLLO_PRESET_STANDARD && tx_room(p, PHYLLO_STACK_POLL_OUT_MAX)) {
-		uint16_t n = phyllo_stack_poll(&p->st, p->now);
-
-		peer_events(p);
-		if (n < next)
-			next = n;
-	}
+	n = phyllo_engine_poll(&p->e, p->now);
+	if (n >= 0 && (uint32_t)n < next)
+		next = (uint32_t)n;
 	if (p->o.role == ROLE_STREAM && p->sm.sent < p->sm.count &&
-	    phyllo_stack_room(&p->st) && tx_room(p, PHYLLO_WIRE_MAX)) {
+	    phyllo_stack_room(&p->e.st) && phyllo_engine_room(&p->e, PHYLLO_WIRE_MAX)) {
 		/*
 		 * wake for the next paced send, not only for the stack; with the
 		 * window or the output full, an ACK or POLLOUT wakes the loop
@@ -490,7 +357,7 @@ static int peer_loop(struct peer *p)
 
 		if (p->crashed)
 			break;	/* power cut: what is not written yet never will be */
-		if (flush_tx(p)) {
+		if (phyllo_engine_flush(&p->e)) {
 			perror("phyllo: write");
 			return -1;
 		}
@@ -498,7 +365,7 @@ static int peer_loop(struct peer *p)
 			/* let the last acknowledgements go out before leaving */
 			if (!linger)
 				linger = util_now_us() + 30000;
-			if (util_now_us() >= linger && !p->txlen)
+			if (util_now_us() >= linger && !p->e.txlen)
 				break;
 		}
 		if (p->o.timeout_s && util_now_us() > deadline) {
@@ -506,13 +373,15 @@ static int peer_loop(struct peer *p)
 			return -1;
 		}
 		peer_show_progress(p, false);
-		pfd[1].events = p->txlen ? POLLOUT : 0;
-		if (p->io.wfd == p->io.rfd && p->txlen)
+		pfd[1].events = p->e.txlen ? POLLOUT : 0;
+		if (p->io.wfd == p->io.rfd && p->e.txlen)
 			pfd[0].events |= POLLOUT;
 		if (poll(pfd, p->io.wfd == p->io.rfd ? 1 : 2, timeout) < 0 && errno != EINTR)
 			return -1;
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			read_link(p);
+			/* EOF, or EIO: the other end hung up */
+			if (phyllo_engine_read(&p->e, p->now) < 0)
+				p->eof = true;
 			/* a slow application: the stack waits with it */
 			if (p->o.pause_ms)
 				usleep((useconds_t)p->o.pause_ms * 1000);
@@ -525,7 +394,7 @@ static int peer_loop(struct peer *p)
  * causes (nothing there, a wrong speed or preset, no firmware). */
 static void peer_timeout_hint(const struct peer *p)
 {
-	const struct phyllo_stats *st = &p->st.stats;
+	const struct phyllo_stats *st = &p->e.st.stats;
 	uint32_t errors = st->rx_overflow + st->rx_framing + st->rx_length + st->rx_crc +
 			  st->rx_type + st->rx_flags;
 
@@ -544,7 +413,7 @@ static void peer_timeout_hint(const struct peer *p)
 			"preset (here --preset %s), or is not running phyllo firmware.\n",
 			st->rx_bytes, p->io.name, errors, p->o.link.baud,
 			util_preset_name(p->o.preset));
-	else if (p->st.preset == PHYLLO_PRESET_STANDARD && !st->sessions)
+	else if (p->e.st.preset == PHYLLO_PRESET_STANDARD && !st->sessions)
 		fprintf(stderr, "frames came from %s but no session opened. Does the far end "
 			"use the standard preset (here --preset %s), and a handshake (see "
 			"--no-handshake)?\n", p->io.name, util_preset_name(p->o.preset));
@@ -581,7 +450,7 @@ static int peer_ended_early(const struct peer *p)
  * them). */
 static unsigned int peer_unanswered(const struct peer *p)
 {
-	return p->pend_n + (p->st.preset == PHYLLO_PRESET_STANDARD ? p->st.arq.tx_count : 0);
+	return p->pend_n + (p->e.st.preset == PHYLLO_PRESET_STANDARD ? p->e.st.arq.tx_count : 0);
 }
 
 static void peer_summary(struct peer *p, FILE *f)
@@ -602,7 +471,7 @@ static void peer_summary(struct peer *p, FILE *f)
 			peer_unanswered(p), p->crashed ? "true" : "false");
 	}
 	fputs(",\"stats\":", f);
-	util_stats_json(f, &p->st.stats);
+	util_stats_json(f, &p->e.st.stats);
 	if (p->fault) {
 		fputs(",\"faults\":", f);
 		fault_json(f, p->fault);
@@ -876,18 +745,16 @@ static void parse_args(struct peer_opts *o, int argc, char **argv)
 
 static int peer_setup(struct peer *p)
 {
-	struct phyllo_out out = { stack_out, p };
-	uint32_t nonce;
 	int ret;
 
 	if (p->o.faulty && !(p->fault = fault_new(&p->o.fault, fault_emit, p)))
 		return -1;
+	p->hook = (struct phyllo_engine_hook){ peer_fault_frame, p, p->o.fault.dirs & 2 };
 	p->o.arq.window = (uint8_t)(p->o.window < PHYLLO_ARQ_WINDOW_MAX ? p->o.window
 					 : PHYLLO_ARQ_WINDOW_MAX);
 	p->o.payload.max = phyllo_stack_mtu(p->o.preset);
-	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
-		nonce = (uint32_t)getpid() ^ (uint32_t)util_now_us();
-	ret = phyllo_stack_init(&p->st, p->o.preset, &p->o.arq, &out, nonce, util_now_ms());
+	ret = phyllo_engine_init(&p->e, p->o.preset, &p->o.arq, &peer_ops, p,
+				 p->fault ? &p->hook : NULL, util_now_ms());
 	if (ret) {
 		fprintf(stderr, "phyllo peer: bad stack settings (%s): check --window and "
 			"--rto-min <= --rto-max\n", util_phyllo_strerror(ret));
@@ -896,7 +763,9 @@ static int peer_setup(struct peer *p)
 	/* the settings are good: only now touch the link */
 	if (bytestream_open(&p->o.link, &p->io))
 		return -1;
-	if (phyllo_capture_open_env(&p->cap, "phyllo peer", p->io.rfd, p->io.name, p->o.preset))
+	p->e.rfd = p->io.rfd;
+	p->e.wfd = p->io.wfd;
+	if (phyllo_capture_open_env(&p->e.cap, "phyllo peer", p->io.rfd, p->io.name, p->o.preset))
 		return -1;
 	if (p->o.link.pty_link)
 		fprintf(stderr, "phyllo peer: pty %s linked at %s\n", p->io.name, p->o.link.pty_link);
@@ -904,7 +773,7 @@ static int peer_setup(struct peer *p)
 		return -1;
 	if (p->o.role == ROLE_STREAM &&
 	    stream_init(&p->sm, &p->o.payload, p->o.count, p->o.interval_ms,
-			p->st.arq.tx_retired_total))
+			p->e.st.arq.tx_retired_total))
 		return -1;
 	return 0;
 }
@@ -944,6 +813,7 @@ int peer_main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (peer_setup(&p)) {
 		bytestream_close(&p.io);
+		phyllo_engine_free(&p.e);
 		return 1;
 	}
 	p.progress = p.o.role == ROLE_CLIENT && isatty(STDERR_FILENO);
@@ -958,8 +828,9 @@ int peer_main(int argc, char **argv)
 			"and not answered are lost\n", (unsigned long long)p.echoed,
 			peer_unanswered(&p));
 	peer_report(&p);
-	phyllo_capture_close(p.cap);
+	phyllo_capture_close(p.e.cap);
 	bytestream_close(&p.io);
+	phyllo_engine_free(&p.e);
 	if (ret)
 		return ret > 0 ? ret : 1;
 	if (p.o.role == ROLE_CLIENT && !client_ok(&p.cl))

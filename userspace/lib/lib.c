@@ -330,6 +330,7 @@ void phyllo_close(struct phyllo *h)
 		close(h->ep_fd);
 	if (h->event_fd >= 0)
 		close(h->event_fd);
+	phyllo_engine_free(&h->eng);
 	free(h->q);
 	free(h);
 }

@@ -2,7 +2,8 @@
 /*
  * lib.h - libphyllo's insides: the handle, shared by the API (lib.c) and
  * the two transports, kernel (lib_kernel.c: /dev/phylloN) and tty
- * (lib_tty.c: the protocol core in the library). Only userspace/lib/ includes it; what the tool may use
+ * (lib_tty.c: the protocol core in the library, run by the engine of
+ * lib_engine.c). Only userspace/lib/ includes it; what the tool may use
  * is in phyllo-internal.h.
  *
  * Every unit a transport receives goes through phyllo_lib_ingest(): a pending
@@ -23,7 +24,6 @@
 
 #define LIB_UNIT_MAX 253		/* type byte + the minimal preset's 252 */
 #define LIB_SUBS_MAX 16
-#define LIB_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
 #define LIB_GLUE_STATS 6
 /* tty: the time a board's bootloader takes after the reset an open may
  * cause */
@@ -78,16 +78,13 @@ struct phyllo {
 	bool k_empty;			/* a read in this call found nothing */
 	uint8_t k_skip, k_backoff;	/* calls that poll first before the next try */
 	/* tty transport */
-	struct phyllo_stack st;
+	struct phyllo_engine eng;	/* the core, its transmit buffer */
 	uint8_t preset;
-	uint8_t tx[LIB_TX_MAX];
-	size_t txlen;
 	bool held;			/* the core holds the link: queue full */
 	uint32_t reset_lost_seen;
 	/* the core's counters carried into 64 bits (phyllo_lib_stats_fold()) */
 	uint64_t stats_total[PHYLLO_STATS_FIELDS];
 	uint32_t stats_seen[PHYLLO_STATS_FIELDS];
-	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE (lib_capture.h) */
 	char report_path[160];		/* lib_report.c: "" for none */
 	int64_t report_ms;		/* when it was last written */
 };

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR MIT
 /*
  * lib_tty.c - libphyllo over a tty (or any stream fd): the protocol core
- * runs in the library, the glue the kernel module is on a tty. The port
- * module (lib_port.c) locks the tty and sets it raw.
+ * runs in the library, the glue the kernel module is on a tty. The engine
+ * (lib_engine.c) runs the core and keeps its contract; the port module
+ * (lib_port.c) locks the tty and sets it raw.
  *
- * It keeps the core's contract (core/phyllo_stack.h): a bounded transmit
- * buffer (poll only with PHYLLO_STACK_POLL_OUT_MAX bytes free, send only
- * with PHYLLO_WIRE_MAX free), events taken after every receive and poll.
  * Back-pressure is the core's one rule: a reliable unit that finds the
  * application's queue full is refused and the link held until the queue
  * has room for a whole window again; the peer keeps the unit. The core's
@@ -16,58 +14,29 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/random.h>
 #include <sys/timerfd.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include "lib.h"
-#include "lib_capture.h"
-
-static void t_out(void *ctx, const uint8_t *b, uint16_t n)
-{
-	struct phyllo *h = ctx;
-
-	/* the room rules above make this impossible; never cut a frame */
-	if (h->txlen + n > sizeof(h->tx))
-		return;
-	memcpy(h->tx + h->txlen, b, n);
-	h->txlen += n;
-	phyllo_capture_bytes(h->cap, PHYLLO_CAPTURE_OUT, b, n);
-}
-
-static bool t_room(const struct phyllo *h, size_t need)
-{
-	return h->txlen + need <= sizeof(h->tx);
-}
 
 static void t_hangup(struct phyllo *h)
 {
 	h->hungup = true;
-	h->txlen = 0;
+	h->eng.txlen = 0;
 	phyllo_lib_io_events(h, 0);
 }
 
 static int t_flush(struct phyllo *h)
 {
-	while (h->txlen && !h->hungup) {
-		ssize_t w = write(h->io_fd, h->tx, h->txlen);
-
-		if (w < 0 && (errno == EAGAIN || errno == EINTR))
-			break;
-		if (w < 0) {
-			t_hangup(h);	/* EIO: the tty hung up; EPIPE: the socket */
-			break;
-		}
-		memmove(h->tx, h->tx + w, h->txlen - (size_t)w);
-		h->txlen -= (size_t)w;
-	}
+	/* EIO: the tty hung up; EPIPE: the socket */
+	if (!h->hungup && phyllo_engine_flush(&h->eng))
+		t_hangup(h);
 	/* writable matters only while bytes wait for the tty */
 	if (!h->hungup)
-		phyllo_lib_io_events(h, EPOLLIN | (h->txlen ? EPOLLOUT : 0));
+		phyllo_lib_io_events(h, EPOLLIN | (h->eng.txlen ? EPOLLOUT : 0));
 	return 0;
 }
 
@@ -87,14 +56,14 @@ static void t_fold(struct phyllo *h)
 {
 	uint32_t now[PHYLLO_STATS_FIELDS];
 
-	_Static_assert(sizeof(now) == sizeof(h->st.stats), "the core's counters are u32");
-	memcpy(now, &h->st.stats, sizeof(now));
+	_Static_assert(sizeof(now) == sizeof(h->eng.st.stats), "the core's counters are u32");
+	memcpy(now, &h->eng.st.stats, sizeof(now));
 	phyllo_lib_stats_fold(h->stats_total, h->stats_seen, now, PHYLLO_STATS_FIELDS);
 }
 
-static void t_events(struct phyllo *h)
+static void t_events(void *ctx, uint8_t ev)
 {
-	uint8_t ev = phyllo_stack_take_events(&h->st);
+	struct phyllo *h = ctx;
 
 	if (ev & PHYLLO_EV_RESET) {
 		h->reset_pending = true;
@@ -113,12 +82,13 @@ static bool t_other_preset(const struct phyllo *h, uint8_t type)
 }
 
 /* A unit from the core: queue it, or refuse it and hold the link. */
-static void t_unit(struct phyllo *h, const struct phyllo_unit *u)
+static void t_unit(void *ctx, const struct phyllo_unit *u)
 {
+	struct phyllo *h = ctx;
 	uint8_t unit[LIB_UNIT_MAX];
 
 	if (t_other_preset(h, u->type)) {
-		h->st.stats.rx_type++;
+		h->eng.st.stats.rx_type++;
 		return;
 	}
 
@@ -126,47 +96,29 @@ static void t_unit(struct phyllo *h, const struct phyllo_unit *u)
 	memcpy(unit + 1, u->data, u->len);
 	if (!phyllo_lib_ingest(h, unit, (uint16_t)(u->len + 1)))
 		return;
-	if (phyllo_stack_refuse(&h->st) != 0) {
+	if (phyllo_stack_refuse(&h->eng.st) != 0) {
 		h->q_drops++;	/* unreliable: nobody keeps it */
 		return;
 	}
 	if (!h->held) {
 		h->held = true;
-		phyllo_arq_hold(&h->st.arq, true);
+		phyllo_arq_hold(&h->eng.st.arq, true);
 	}
 }
 
-static void t_feed(struct phyllo *h, const uint8_t *b, uint16_t n, uint32_t now)
-{
-	uint16_t used = 0;
-
-	phyllo_capture_bytes(h->cap, PHYLLO_CAPTURE_IN, b, n);
-	while (used < n) {
-		struct phyllo_unit u;
-		bool got;
-
-		used += phyllo_stack_receive(&h->st, b + used, (uint16_t)(n - used), now, &u, &got);
-		if (got)
-			t_unit(h, &u);
-		t_events(h);
-	}
-}
+static const struct phyllo_engine_ops t_ops = { .unit = t_unit, .events = t_events };
 
 static void t_read(struct phyllo *h, uint32_t now)
 {
-	uint8_t buf[4096];
 	int rounds;
 
 	for (rounds = 0; rounds < 16 && !h->hungup; rounds++) {
-		ssize_t r = read(h->io_fd, buf, sizeof(buf));
+		long r = phyllo_engine_read(&h->eng, now);
 
-		if (r > 0) {
-			t_feed(h, buf, (uint16_t)r, now);
-			continue;
-		}
-		if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		if (r == 0)
 			break;
-		t_hangup(h);	/* EOF, or EIO: the other end hung up */
+		if (r < 0)
+			t_hangup(h);	/* EOF, or EIO: the other end hung up */
 	}
 }
 
@@ -186,17 +138,15 @@ static void t_arm(struct phyllo *h, uint32_t ms)
 static int t_service(struct phyllo *h)
 {
 	uint32_t now = (uint32_t)phyllo_lib_now_ms(), next = 1000;
+	int n;
 
 	t_read(h, now);
 	if (h->held && h->q_cap - h->q_n >= PHYLLO_ARQ_WINDOW_MAX) {
 		h->held = false;
-		phyllo_arq_hold(&h->st.arq, false);
+		phyllo_arq_hold(&h->eng.st.arq, false);
 	}
-	if (h->preset == PHYLLO_PRESET_STANDARD && !h->hungup &&
-	    t_room(h, PHYLLO_STACK_POLL_OUT_MAX)) {
-		next = phyllo_stack_poll(&h->st, now);
-		t_events(h);
-	}
+	if (!h->hungup && (n = phyllo_engine_poll(&h->eng, now)) >= 0)
+		next = (uint32_t)n;
 	t_flush(h);
 	t_arm(h, next);
 	t_fold(h);
@@ -209,17 +159,15 @@ static int t_send(struct phyllo *h, const uint8_t *unit, uint16_t len, bool reli
 	uint32_t now = (uint32_t)phyllo_lib_now_ms();
 	int ret;
 
-	if (!t_room(h, PHYLLO_WIRE_MAX))
+	if (!phyllo_engine_room(&h->eng, PHYLLO_WIRE_MAX))
 		t_flush(h);
 	if (h->hungup)
 		return -EPIPE;
-	if (!t_room(h, PHYLLO_WIRE_MAX))
-		return -EAGAIN;
-	ret = phyllo_stack_send(&h->st, unit[0], unit + 1, (uint16_t)(len - 1), reliable, now);
+	ret = phyllo_engine_send(&h->eng, unit[0], unit + 1, (uint16_t)(len - 1), reliable, now);
 	if (ret)
 		return -phyllo_lib_errno(ret);
 	t_fold(h);
-	t_events(h);
+	phyllo_engine_events(&h->eng);
 	t_flush(h);
 	return 0;
 }
@@ -236,15 +184,15 @@ static int t_status(struct phyllo *h, struct phyllo_status *s)
 	bool arq = h->preset == PHYLLO_PRESET_STANDARD;
 
 	s->state = h->hungup ? PHYLLO_STATE_HUNGUP
-		 : !arq || h->st.arq.state == PHYLLO_ARQ_OPEN ? PHYLLO_STATE_UP
+		 : !arq || h->eng.st.arq.state == PHYLLO_ARQ_OPEN ? PHYLLO_STATE_UP
 		 : PHYLLO_STATE_CONNECTING;
-	s->session = h->st.stats.sessions;
+	s->session = h->eng.st.stats.sessions;
 	s->resets = h->resets;
 	s->preset = h->preset;
 	s->mtu = phyllo_stack_mtu(h->preset);
-	s->tx_in_flight = arq ? h->st.arq.tx_count : 0;
-	if (arq && h->st.arq.state == PHYLLO_ARQ_OPEN)
-		s->window = phyllo_arq_window(&h->st.arq);
+	s->tx_in_flight = arq ? h->eng.st.arq.tx_count : 0;
+	if (arq && h->eng.st.arq.state == PHYLLO_ARQ_OPEN)
+		s->window = phyllo_arq_window(&h->eng.st.arq);
 	return 0;
 }
 
@@ -253,7 +201,7 @@ static int t_stats(struct phyllo *h, uint32_t *v, unsigned int n)
 	uint32_t glue[LIB_GLUE_STATS] = { 0, (uint32_t)h->q_drops, (uint32_t)h->filtered, 0, 0, 0 };
 
 	(void)n;
-	memcpy(v, &h->st.stats, sizeof(h->st.stats));
+	memcpy(v, &h->eng.st.stats, sizeof(h->eng.st.stats));
 	memcpy(v + PHYLLO_STATS_FIELDS, glue, sizeof(glue));
 	return 0;
 }
@@ -266,8 +214,8 @@ static int t_stats64(struct phyllo *h, uint64_t *v, unsigned int n)
 	t_fold(h);
 	memcpy(v, h->stats_total, sizeof(h->stats_total));
 	/* gauges: what they are now, not a sum */
-	v[offsetof(struct phyllo_stats, rtt_ms) / sizeof(uint32_t)] = h->st.stats.rtt_ms;
-	v[offsetof(struct phyllo_stats, rto_ms) / sizeof(uint32_t)] = h->st.stats.rto_ms;
+	v[offsetof(struct phyllo_stats, rtt_ms) / sizeof(uint32_t)] = h->eng.st.stats.rtt_ms;
+	v[offsetof(struct phyllo_stats, rto_ms) / sizeof(uint32_t)] = h->eng.st.stats.rto_ms;
 	memcpy(v + PHYLLO_STATS_FIELDS, glue, sizeof(glue));
 	return 0;
 }
@@ -277,7 +225,7 @@ static int t_in_flight(struct phyllo *h)
 {
 	if (h->hungup)
 		return 0;
-	return (h->preset == PHYLLO_PRESET_STANDARD ? h->st.arq.tx_count : 0) + (h->txlen ? 1 : 0);
+	return (h->preset == PHYLLO_PRESET_STANDARD ? h->eng.st.arq.tx_count : 0) + (h->eng.txlen ? 1 : 0);
 }
 
 static void t_taken(struct phyllo *h)
@@ -292,14 +240,14 @@ static void t_close(struct phyllo *h)
 {
 	int64_t deadline = phyllo_lib_now_ms() + 100;
 
-	while (h->preset == PHYLLO_PRESET_STANDARD && !h->hungup && h->st.arq.ack_pending &&
+	while (h->preset == PHYLLO_PRESET_STANDARD && !h->hungup && h->eng.st.arq.ack_pending &&
 	       phyllo_lib_now_ms() < deadline) {
 		t_service(h);
-		if (h->st.arq.ack_pending || h->txlen)
+		if (h->eng.st.arq.ack_pending || h->eng.txlen)
 			phyllo_lib_wait(h, phyllo_lib_now_ms() + 5);
 	}
-	phyllo_capture_close(h->cap);
-	h->cap = NULL;
+	phyllo_capture_close(h->eng.cap);
+	h->eng.cap = NULL;
 	phyllo_lib_report_close(h);
 }
 
@@ -360,9 +308,7 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 {
 	static const struct phyllo_arq_config def = PHYLLO_ARQ_CONFIG_DEFAULT;
 	struct phyllo_arq_config cfg = def;
-	struct phyllo_out out = { t_out, h };
 	struct epoll_event ev = { .events = EPOLLIN };
-	uint32_t nonce;
 	int ret;
 
 	unsigned long baud = o->baud ? o->baud : PHYLLO_LIB_BAUD_DEFAULT;
@@ -384,18 +330,18 @@ int phyllo_lib_tty_init(struct phyllo *h, const struct phyllo_options *o, bool i
 	ev.data.fd = h->timer_fd;
 	if (h->timer_fd < 0 || epoll_ctl(h->ep_fd, EPOLL_CTL_ADD, h->timer_fd, &ev))
 		return -errno;
-	if (getrandom(&nonce, sizeof(nonce), 0) != sizeof(nonce))
-		nonce = (uint32_t)getpid() ^ (uint32_t)phyllo_lib_now_ms();
-	ret = phyllo_stack_init(&h->st, h->preset, &cfg, &out, nonce, (uint32_t)phyllo_lib_now_ms());
+	ret = phyllo_engine_init(&h->eng, h->preset, &cfg, &t_ops, h, NULL,
+				 (uint32_t)phyllo_lib_now_ms());
 	if (ret)
 		return -phyllo_lib_errno(ret);
-	ret = phyllo_capture_open_env(&h->cap, "libphyllo", h->io_fd, NULL, h->preset);
+	h->eng.rfd = h->eng.wfd = h->io_fd;
+	ret = phyllo_capture_open_env(&h->eng.cap, "libphyllo", h->io_fd, NULL, h->preset);
 	if (ret)
 		return ret;
 	if (is_tty)
 		phyllo_lib_report_open(h);
 	if (reset)
 		t_boot_wait(h);
-	t_events(h);
+	phyllo_engine_events(&h->eng);
 	return t_service(h);
 }

@@ -8,6 +8,8 @@
  *
  *  - the port (lib_port.c): opening, locking and setting raw the serial
  *    port, the one tty policy of the library, `attach` and `peer`;
+ *  - the engine (lib_engine.c): the protocol core on a byte stream, the
+ *    one that runs it in userspace, for the tty transport and `peer`;
  *  - the speeds, the live report's path, pcapng captures (lib_capture.h),
  *    JSON (json.h) and the counters' names (stats_list.h).
  */
@@ -108,6 +110,106 @@ bool phyllo_port_is_pty(int fd);
 const char *phyllo_lib_lock_dir(void);
 pid_t phyllo_lib_lock_read(const char *file);
 bool phyllo_lib_lock_holds(pid_t pid, const struct stat *tty);
+
+/* ---- the engine (lib_engine.c) ---- */
+
+/*
+ * The protocol core on a byte stream: the one loop body that runs it in
+ * userspace, for libphyllo's tty transport (lib_tty.c) and `phyllo peer`.
+ * The client owns the loop (when to read, poll, send and flush); the
+ * engine keeps the core's contract (core/phyllo_stack.h):
+ *  1. a bounded transmit buffer: phyllo_engine_poll() runs the core only
+ *     with PHYLLO_STACK_POLL_OUT_MAX bytes free, phyllo_engine_send()
+ *     only with PHYLLO_WIRE_MAX free (twice that with a hook, which may
+ *     duplicate);
+ *  2. after every receive step (unit first) and every poll the core's
+ *     events go to ops->events; every unit received to ops->unit;
+ *  3. captures ($PHYLLO_CAPTURE, cap): the bytes the core wrote and the
+ *     bytes it was fed, hook or not;
+ *  4. a halted engine (its client stopped dead, as a board whose power is
+ *     cut) lets the core take the rest of what it was given, so that the
+ *     counts stay comparable, tells the client nothing more and cuts no
+ *     more frames for the hook.
+ *
+ * The hook (the fault injector of `phyllo peer`, userspace/fault.h) sits
+ * between the core and the fd, on whole frames (00 chunk 00): every frame
+ * the core writes goes to hook->frame (PHYLLO_ENGINE_TX); with hook->rx,
+ * every frame read does too before the core sees it (PHYLLO_ENGINE_RX),
+ * while a chunk too long to be a frame goes to the core as it is, to be
+ * counted. The hook passes on what it will, now or later (it may drop,
+ * change, hold or repeat frames), with phyllo_engine_pass(); passing a
+ * frame in may make the client send and so reenter the hook.
+ */
+enum phyllo_engine_dir { PHYLLO_ENGINE_TX = 0, PHYLLO_ENGINE_RX = 1 };
+
+struct phyllo_engine_ops {
+	void (*unit)(void *ctx, const struct phyllo_unit *u);
+	void (*events)(void *ctx, uint8_t ev);	/* PHYLLO_EV_*, never 0 */
+};
+
+struct phyllo_engine_hook {
+	void (*frame)(void *ctx, enum phyllo_engine_dir dir, const uint8_t *frame, uint16_t n,
+		      uint32_t now_ms);
+	void *ctx;
+	bool rx;			/* frames read go through it too */
+};
+
+/* The transmit buffer's bound, for the room rules (1.). */
+#define PHYLLO_ENGINE_TX_MAX (4u * PHYLLO_STACK_POLL_OUT_MAX)
+
+struct phyllo_engine {
+	struct phyllo_stack st;
+	int rfd, wfd;			/* the same fd but for stdin/stdout */
+	uint32_t now;			/* ms, as the last call gave it */
+	bool halted;			/* 4.: set by the client */
+	int error;			/* -ENOMEM, kept: bytes found no room */
+	const struct phyllo_engine_ops *ops;
+	void *ctx;
+	const struct phyllo_engine_hook *hook;
+	struct phyllo_capture *cap;	/* $PHYLLO_CAPTURE, opened by the client */
+	/* what waits for the fd: PHYLLO_ENGINE_TX_MAX by the room rules,
+	 * more only while a hook releases frames it held; grown on demand */
+	uint8_t *tx;
+	size_t txlen, txcap;
+	/* the hook's frames under way: one written, one read */
+	uint8_t txframe[PHYLLO_WIRE_MAX + 16];
+	uint16_t txframe_len;
+	uint8_t rxchunk[PHYLLO_WIRE_MAX + 16];
+	uint16_t rxchunk_len;
+	bool rx_overlong;
+};
+
+/* The core at preset with cfg (window, timers, handshake; line_ms) and a
+ * random session nonce: 0, or the core's error (bad settings), before any
+ * fd is opened. The client then sets rfd and wfd (non-blocking).
+ * phyllo_engine_free() frees the buffer. */
+int phyllo_engine_init(struct phyllo_engine *e, uint8_t preset,
+		       const struct phyllo_arq_config *cfg, const struct phyllo_engine_ops *ops, void *ctx,
+		       const struct phyllo_engine_hook *hook, uint32_t now);
+void phyllo_engine_free(struct phyllo_engine *e);
+/* Room for a frame of need bytes (1.). */
+bool phyllo_engine_room(const struct phyllo_engine *e, size_t need);
+/* One read of rfd, fed to the core (or the hook): the bytes read, 0 when
+ * none are there now (EAGAIN, EINTR), -1 at the end (EOF; EIO: the tty
+ * hung up). */
+long phyllo_engine_read(struct phyllo_engine *e, uint32_t now);
+/* Bytes as if read. */
+void phyllo_engine_feed(struct phyllo_engine *e, const uint8_t *b, size_t n, uint32_t now);
+/* The core's timers (standard preset, with room: 1.), then its events:
+ * ms until the core's next deadline, or -1 when it did not run. */
+int phyllo_engine_poll(struct phyllo_engine *e, uint32_t now);
+/* A unit into the core: 0, PHYLLO_E_AGAIN (no room here or in the
+ * window) or the core's error. */
+int phyllo_engine_send(struct phyllo_engine *e, uint8_t type, const uint8_t *data,
+		       uint16_t len, bool reliable, uint32_t now);
+/* The core's events, if any, to ops->events (after a send, say). */
+void phyllo_engine_events(struct phyllo_engine *e);
+/* Write what wfd takes; the rest waits. 0, or -errno of a write that
+ * failed (EIO: the tty hung up; EPIPE: the socket), errno set too. */
+int phyllo_engine_flush(struct phyllo_engine *e);
+/* What the hook passes on: dir TX to the transmit buffer, RX to the core. */
+void phyllo_engine_pass(struct phyllo_engine *e, enum phyllo_engine_dir dir,
+			const uint8_t *frame, uint16_t n);
 
 /* ---- the live report (lib_report.c) ---- */
 

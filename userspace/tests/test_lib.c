@@ -746,8 +746,8 @@ static void lib_stats64_carry_past_2_32_on_a_tty(void)
 	PTEST_EXPECT_EQ(stats_differ_at(b, -1), -1);
 	PTEST_EXPECT(counter32(b, rx) > 10 && counter32(a, tx) > 10);
 
-	b->st.stats.rx_bytes = UINT32_MAX - 99;
-	a->st.stats.tx_bytes = UINT32_MAX - 99;
+	b->eng.st.stats.rx_bytes = UINT32_MAX - 99;
+	a->eng.st.stats.tx_bytes = UINT32_MAX - 99;
 	phyllo_dispatch(b);
 	phyllo_dispatch(a);
 	PTEST_EXPECT_EQ(phyllo_send(a, 0x10, payload, sizeof(payload), 0), 0);
@@ -763,9 +763,9 @@ static void lib_stats64_carry_past_2_32_on_a_tty(void)
 	PTEST_EXPECT_EQ(stats_differ_at(b, (int)rx), -1);
 	PTEST_EXPECT_EQ(stats_differ_at(a, (int)tx), -1);
 
-	b->st.stats.rtt_ms = 50;
+	b->eng.st.stats.rtt_ms = 50;
 	PTEST_EXPECT_EQ(counter64(b, rtt), 50);
-	b->st.stats.rtt_ms = 7;
+	b->eng.st.stats.rtt_ms = 7;
 	PTEST_EXPECT_EQ(counter64(b, rtt), 7);
 	phyllo_close(a);
 	phyllo_close(b);
