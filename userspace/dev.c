@@ -69,36 +69,19 @@ static pid_t dev_flock_holder(const struct stat *st)
 	return found;
 }
 
-/* The index of a Unix98 pty slave (majors 136..143), or -1. */
-static int dev_pty_index(dev_t rdev)
-{
-	unsigned int maj = major(rdev);
-
-	return maj >= 136 && maj <= 143 ? (int)((maj - 136) * 256 + minor(rdev)) : -1;
-}
-
 /* Whether /proc/PID/fd/FD (f) is the master of pty idx: a ptmx whose
  * fdinfo says "tty-index: idx". */
 static bool dev_is_master(const char *pid, const char *fd, const char *f, int idx)
 {
-	char link[64], info[600], line[128];
+	char link[64];
 	ssize_t n = readlink(f, link, sizeof(link) - 1);
-	bool found = false;
-	FILE *fi;
-	int i;
 
 	if (n <= 0)
 		return false;
 	link[n] = 0;
 	if (strcmp(link, "/dev/ptmx") && strcmp(link, "/dev/pts/ptmx"))
 		return false;
-	snprintf(info, sizeof(info), "/proc/%s/fdinfo/%s", pid, fd);
-	fi = fopen(info, "re");
-	while (fi && !found && fgets(line, sizeof(line), fi))
-		found = sscanf(line, "tty-index: %d", &i) == 1 && i == idx;
-	if (fi)
-		fclose(fi);
-	return found;
+	return phyllo_port_fd_is_master((pid_t)atoi(pid), fd, idx);
 }
 
 /* Whether process pid (a /proc name) has rdev open, and whether it also
@@ -133,7 +116,7 @@ static pid_t dev_fd_holder(dev_t rdev)
 	struct dirent *p;
 	DIR *proc = opendir("/proc");
 	pid_t found = 0;
-	int idx = dev_pty_index(rdev);
+	int idx = phyllo_port_pty_index(rdev);
 	bool master;
 
 	while (proc && !found && (p = readdir(proc))) {

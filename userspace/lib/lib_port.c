@@ -71,17 +71,14 @@ pid_t phyllo_lib_lock_read(const char *file)
 	return pid > 0 && pid <= INT_MAX ? (pid_t)pid : 0;
 }
 
-/* The index of a Unix98 pty slave (majors 136..143), or -1. */
-static int lock_pty_index(dev_t rdev)
+int phyllo_port_pty_index(dev_t rdev)
 {
 	unsigned int maj = major(rdev);
 
 	return maj >= 136 && maj <= 143 ? (int)((maj - 136) * 256 + minor(rdev)) : -1;
 }
 
-/* Whether descriptor fd of pid is the master of pty idx (its fdinfo says
- * "tty-index: idx"). */
-static bool lock_fd_is_master(pid_t pid, const char *fd, int idx)
+bool phyllo_port_fd_is_master(pid_t pid, const char *fd, int idx)
 {
 	char path[320], line[128];
 	bool found = false;
@@ -132,7 +129,7 @@ static bool lock_pid_may_open(pid_t pid, const struct stat *st)
 bool phyllo_lib_lock_holds(pid_t pid, const struct stat *tty)
 {
 	char path[64], f[320];
-	int idx = lock_pty_index(tty->st_rdev);
+	int idx = phyllo_port_pty_index(tty->st_rdev);
 	bool holds = false;
 	struct dirent *d;
 	struct stat st;
@@ -147,7 +144,7 @@ bool phyllo_lib_lock_holds(pid_t pid, const struct stat *tty)
 			continue;
 		snprintf(f, sizeof(f), "%s/%s", path, d->d_name);
 		holds = (!stat(f, &st) && S_ISCHR(st.st_mode) && st.st_rdev == tty->st_rdev) ||
-			(idx >= 0 && lock_fd_is_master(pid, d->d_name, idx));
+			(idx >= 0 && phyllo_port_fd_is_master(pid, d->d_name, idx));
 	}
 	closedir(fds);
 	return holds;
@@ -275,7 +272,7 @@ bool phyllo_port_is_pty(int fd)
 
 	/* Unix98 slaves: majors 136..143 */
 	return !fstat(fd, &st) && S_ISCHR(st.st_mode) &&
-	       (port_is_pty_master(&st) || lock_pty_index(st.st_rdev) >= 0);
+	       (port_is_pty_master(&st) || phyllo_port_pty_index(st.st_rdev) >= 0);
 }
 
 /* The name of the tty open at fd, from path or else its ttyname(). */

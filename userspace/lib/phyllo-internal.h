@@ -102,6 +102,11 @@ pid_t phyllo_port_lock_owner(const char *name);
 int phyllo_port_raw(int fd, unsigned long baud);
 /* A pseudo-terminal, either end: no line, no DTR, no board to reset. */
 bool phyllo_port_is_pty(int fd);
+/* The index of a Unix98 pty slave (majors 136..143), or -1. */
+int phyllo_port_pty_index(dev_t rdev);
+/* Whether descriptor fd (a /proc/PID/fd name) of pid is the master of pty
+ * idx: its fdinfo says "tty-index: idx". */
+bool phyllo_port_fd_is_master(pid_t pid, const char *fd, int idx);
 
 /* UUCP lock files as a local user who means harm may have made them
  * (lib_port.c): the directory; the pid a lock file names (0: none, not
