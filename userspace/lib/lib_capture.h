@@ -2,8 +2,9 @@
 /*
  * lib_capture.h - a link's frames, both directions, as pcapng, for
  * Wireshark and tshark (the dissector is tools/wireshark/phyllo.lua).
- * Used by libphyllo's tty transport (lib_tty.c), `phyllo peer` and
- * `phyllo capture`; not part of the library's API (not exported).
+ * Used by libphyllo's engine (lib_engine.c, under the tty transport and
+ * `phyllo peer`) and `phyllo capture`; not part of the library's API (not
+ * exported; the tool reaches it through phyllo-internal.h).
  *
  * Contract:
  *  1. One file: a section header, one interface (an IDB naming the link

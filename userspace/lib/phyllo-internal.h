@@ -10,8 +10,8 @@
  *    port, the one tty policy of the library, `attach` and `peer`;
  *  - the engine (lib_engine.c): the protocol core on a byte stream, the
  *    one that runs it in userspace, for the tty transport and `peer`;
- *  - the speeds, the live report's path, pcapng captures (lib_capture.h),
- *    JSON (json.h) and the counters' names (stats_list.h).
+ *  - the speeds, the live report's path, pcapng captures (lib_capture.h)
+ *    and JSON (json.h).
  */
 #ifndef PHYLLO_INTERNAL_H
 #define PHYLLO_INTERNAL_H
@@ -27,7 +27,6 @@
 #include "phyllo_stack.h"
 #include "json.h"
 #include "lib_capture.h"
-#include "stats_list.h"
 
 /* ---- speeds ---- */
 

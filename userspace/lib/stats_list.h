@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR MIT */
 /*
  * stats_list.h - the names of struct phyllo_stats's counters, in struct
- * order, for the userspace glues that print them (libphyllo, `phyllo
- * stats`): X(name) for each. The core has no strings. Keep in step with
- * core/phyllo_stats.h (each user asserts the count). The kernel lists its
- * sysfs files itself (by offsetof, so their order does not matter there).
+ * order, X(name) for each: libphyllo names them with it
+ * (phyllo_stat_name(), what the tool prints too). The core has no
+ * strings. Keep in step with core/phyllo_stats.h (the user asserts the
+ * count). The kernel lists its sysfs files itself (by offsetof, so their
+ * order does not matter there).
  */
 #ifndef PHYLLO_STATS_LIST_H
 #define PHYLLO_STATS_LIST_H
