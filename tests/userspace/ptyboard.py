@@ -15,14 +15,42 @@
 #                              first reader: a board's first frames), is
 #                              killed, and nothing more is said; LINK
 #                              appears then
-# CMD is typically `phyllo peer --echo` (its link is stdin/stdout).
+# CMD is typically `phyllo peer --echo` (its link is stdin/stdout). In
+# restart and once, CMD's S seconds count from the first byte it writes
+# (relayed to the pty through a pipe), not from its start: on a loaded
+# machine a sanitized peer may take longer than S to start, and a board
+# killed before it said anything is not the board the test describes.
 import os
 import random
+import select
 import signal
 import subprocess
 import sys
 import time
 import tty
+
+
+running = []	# the CMD run_for() runs, for stop() to end
+
+
+def run_for(cmd, master, seconds):
+    """CMD on the pty for SECONDS from its first byte written, then killed."""
+    child = subprocess.Popen(cmd, stdin=master, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+    running[:] = [child]
+    out = child.stdout.fileno()
+    data = os.read(out, 4096)	# however long it takes to start
+    end = time.monotonic() + seconds
+    while data:
+        os.write(master, data)
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([out], [], [], left)[0]:
+            break
+        data = os.read(out, 4096)
+    child.kill()
+    child.wait()
+    child.stdout.close()
+    running.clear()
 
 
 def main():
@@ -34,8 +62,9 @@ def main():
     child = None
 
     def stop(*_):
-        if child and child.poll() is None:
-            child.kill()
+        for c in ([child] if child else []) + running:
+            if c.poll() is None:
+                c.kill()
         try:
             os.unlink(link)
         except OSError:
@@ -59,19 +88,12 @@ def main():
         child.wait()
         stop()
     if mode == "once":
-        child = subprocess.Popen(cmd, stdin=master, stdout=master, stderr=subprocess.DEVNULL)
-        time.sleep(seconds)
-        child.kill()
-        child.wait()
-        child = None
+        run_for(cmd, master, seconds)
         os.symlink(os.ttyname(slave), link)	# only now: the port is there
         while True:
             time.sleep(1)
     while mode == "restart":
-        child = subprocess.Popen(cmd, stdin=master, stdout=master, stderr=subprocess.DEVNULL)
-        time.sleep(seconds)
-        child.kill()
-        child.wait()
+        run_for(cmd, master, seconds)
     sys.exit(f"ptyboard.py: unknown mode {mode}")
 
 
