@@ -18,17 +18,8 @@ flock 9
 mk() { make -C "$top/src" ARCH=um O="$uml" CC="ccache gcc" "$@"; }
 if ! cmp -s "$here/uml.config" "$uml/.phyllo-config"; then
 	mkdir -p "$uml"
-	mk defconfig >/dev/null
-	"$top/src/scripts/kconfig/merge_config.sh" -m -O "$uml" "$uml/.config" \
-		"$here/uml.config" >/dev/null
-	mk olddefconfig >/dev/null
-	# Every requested option must have survived olddefconfig.
-	grep -v '^#' "$here/uml.config" | while read -r opt; do
-		case $opt in
-		*=n) ! grep -q "^${opt%=n}=" "$uml/.config" ;;
-		*) grep -qx "$opt" "$uml/.config" ;;
-		esac || { echo "uml-build: $opt did not stick" >&2; exit 1; }
-	done
+	. "$here/kconfig.sh"
+	kconfig_merge uml-build defconfig "$here/uml.config" "$top/src" "$uml" || exit 1
 	cp "$here/uml.config" "$uml/.phyllo-config"
 fi
 # A first build says so, and how long the last first build took

@@ -35,16 +35,8 @@ exec 9>"$out.lock"
 flock 9
 mk() { nice -n 10 make -C "$top/src" ARCH=x86_64 O="$out" CC="ccache gcc" "$@"; }
 if ! cmp -s "$frag" "$out/.storm-config"; then
-	mk tinyconfig >/dev/null
-	"$top/src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		"$frag" >/dev/null
-	mk olddefconfig >/dev/null
-	grep '^CONFIG_' "$frag" | while read -r opt; do
-		case $opt in
-		*=n) ! grep -q "^${opt%=n}=" "$out/.config" ;;
-		*) grep -qx "$opt" "$out/.config" ;;
-		esac || { echo "storm-kernel: $opt did not stick" >&2; exit 1; }
-	done
+	. "$repo/tests/kernel/kconfig.sh"
+	kconfig_merge storm-kernel tinyconfig "$frag" "$top/src" "$out" || exit 1
 	cp "$frag" "$out/.storm-config"
 fi
 # A first build says so, and how long the last first build took
