@@ -453,6 +453,20 @@ static unsigned int peer_unanswered(const struct peer *p)
 	return p->pend_n + (p->e.st.preset == PHYLLO_PRESET_STANDARD ? p->e.st.arq.tx_count : 0);
 }
 
+/* The core's counters as a JSON object (no newline): they are the first
+ * of libphyllo's counters, under its names. */
+static void peer_stats_json(FILE *f, const struct phyllo_stats *st)
+{
+	uint32_t v[PHYLLO_STATS_FIELDS];
+	unsigned int i;
+
+	memcpy(v, st, sizeof(v));
+	fputc('{', f);
+	for (i = 0; i < PHYLLO_STATS_FIELDS; i++)
+		fprintf(f, "%s\"%s\":%lu", i ? "," : "", phyllo_stat_name(i), (unsigned long)v[i]);
+	fputc('}', f);
+}
+
 static void peer_summary(struct peer *p, FILE *f)
 {
 	fprintf(f, "{\"role\":\"%s\",\"preset\":\"%s\",\"link\":\"%s\",\"resets\":%llu",
@@ -471,7 +485,7 @@ static void peer_summary(struct peer *p, FILE *f)
 			peer_unanswered(p), p->crashed ? "true" : "false");
 	}
 	fputs(",\"stats\":", f);
-	util_stats_json(f, &p->e.st.stats);
+	peer_stats_json(f, &p->e.st.stats);
 	if (p->fault) {
 		fputs(",\"faults\":", f);
 		fault_json(f, p->fault);

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include "util.h"
-#include "libphyllo.h"
 #include "phyllo_stack.h"
 
 uint64_t util_now_us(void)
@@ -47,19 +46,6 @@ const char *util_phyllo_strerror(int err)
 	if (err > 0 || (unsigned int)-err >= sizeof(names) / sizeof(names[0]))
 		return "unknown error";
 	return names[-err];
-}
-
-void util_stats_json(FILE *f, const struct phyllo_stats *st)
-{
-	uint32_t v[PHYLLO_STATS_FIELDS];
-	unsigned int i;
-
-	memcpy(v, st, sizeof(v));
-	fputc('{', f);
-	/* the core's counters are the first of libphyllo's names */
-	for (i = 0; i < PHYLLO_STATS_FIELDS; i++)
-		fprintf(f, "%s\"%s\":%lu", i ? "," : "", phyllo_stat_name(i), (unsigned long)v[i]);
-	fputc('}', f);
 }
 
 unsigned long util_parse_num(const char *opt, const char *s, unsigned long lo, unsigned long hi)

@@ -22,9 +22,6 @@ static inline uint32_t util_now_ms(void)
 int util_errno_from_phyllo(int err);
 const char *util_phyllo_strerror(int err);
 
-/* Print the counters as a JSON object (no newline). */
-void util_stats_json(FILE *f, const struct phyllo_stats *st);
-
 /* Parse an unsigned number in [lo, hi]; prints an error naming opt and
  * exits with status 2 on bad input. */
 unsigned long util_parse_num(const char *opt, const char *s, unsigned long lo, unsigned long hi);
