@@ -13,6 +13,7 @@ set -eu
 build=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/tests/qemu/boot.sh"
+. "$top/tests/bridge/tls.sh"
 kver=$("$top/tests/qemu/kver.sh")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -22,13 +23,7 @@ printf 'root:x:0:\n' >"$work/group"
 # TLS for the guest's broker: a CA, the server's certificate for
 # localhost, a password file and an ACL, made here (the guest has no
 # openssl or mosquitto_passwd)
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-	-subj /CN=phyllo-test-ca -keyout "$work/ca.key" -out "$work/ca.crt" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
-	-keyout "$work/server.key" -out "$work/server.csr" 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$work/san.ext"
-openssl x509 -req -in "$work/server.csr" -CA "$work/ca.crt" -CAkey "$work/ca.key" -CAcreateserial \
-	-days 2 -extfile "$work/san.ext" -out "$work/server.crt" 2>/dev/null
+test_ca "$work" || { echo "test-bridge-guest: openssl could not make the test CA" >&2; exit 1; }
 : >"$work/tpasswd"
 mosquitto_passwd -b "$work/tpasswd" guest pw-guest
 printf 'user guest\ntopic write phyllo/guest/#\ntopic read phyllo/guest/#\n' >"$work/acl"

@@ -22,6 +22,7 @@ H=$1
 bridge=${2:-$H/phyllo-bridge-san}
 . "$(dirname "$0")/../userspace/checks.sh"
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tls.sh"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 port=$(free_port)
 
@@ -65,13 +66,7 @@ mkfifo "$dir/never"
 exec 7<>"$dir/never"	# the boards' stdin: open, never written
 
 # ---- 1. kill -9 and a restart 1 s later, timed ---------------------------
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-	-subj /CN=phyllo-test-ca -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
-	-keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$dir/san.ext"
-openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
-	-days 2 -extfile "$dir/san.ext" -out "$dir/server.crt" 2>/dev/null
+test_ca "$dir" || { echo "test-bridge-ops: openssl could not make the test CA" >&2; exit 1; }
 chmod 644 "$dir"/*.key
 board r
 for kind in plain tls; do

@@ -20,6 +20,7 @@ H=$1
 FAULT_N=${FAULT_N:-10000}
 . "$(dirname "$0")/../userspace/checks.sh"
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tls.sh"
 bridge="$H/phyllo-bridge-san"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 port=$(free_port)
@@ -498,13 +499,7 @@ grep -q "lost the broker" "$dir/q1.err" && [ "$(stat_of q1 disconnects)" -ge 1 ]
 # A second broker: TLS only, a certificate from a CA made here, a password
 # file and an ACL that confines each bridge's user to its own topics (and
 # lets a read b's temp). Two boards, two bridges (clients a and b).
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-	-subj /CN=phyllo-test-ca -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=localhost \
-	-keyout "$dir/server.key" -out "$dir/server.csr" 2>/dev/null
-printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' >"$dir/san.ext"
-openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial \
-	-days 2 -extfile "$dir/san.ext" -out "$dir/server.crt" 2>/dev/null
+test_ca "$dir" || { echo "test-bridge: openssl could not make the test CA" >&2; exit 1; }
 # a client certificate (CN bridge-a: its user on the listener that asks for one)
 openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=bridge-a \
 	-keyout "$dir/client.key" -out "$dir/client.csr" 2>/dev/null
