@@ -87,6 +87,15 @@ static inline void kinetis_pins(void)
 	GPIO_PDDR(GPIOC) |= KINETIS_LED;
 }
 
+/* A Kinetis board's phyllo_cm_board_init(): the core on the crystal
+ * (FBE), every clock divider 1, the UART's and the LED's pins. */
+static inline void kinetis_board_init(void)
+{
+	kinetis_clock_fbe();
+	SIM_CLKDIV1 = 0;
+	kinetis_pins();
+}
+
 static inline void kinetis_led(bool on)
 {
 	if (on)

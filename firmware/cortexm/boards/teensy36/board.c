@@ -31,9 +31,7 @@ void phyllo_cm_board_early(void)
 
 void phyllo_cm_board_init(void)
 {
-	kinetis_clock_fbe();
-	SIM_CLKDIV1 = 0;
-	kinetis_pins();
+	kinetis_board_init();
 }
 
 void phyllo_cm_board_led(bool on)
