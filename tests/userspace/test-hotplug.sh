@@ -57,7 +57,7 @@ if [ ! -f "$hdr/.phyllo-extracted" ]; then
 fi
 kmod=$build/hotplug/kmod-$kver
 echo "test-hotplug: phyllo.ko for the guest's $kver"
-"$top/tests/kernel/kmod.sh" "$kmod" "$hdr/usr/src/linux-headers-$kver" >"$build/hotplug/kmod.log" 2>&1 || {
+"$top/kernel/kmod.sh" "$kmod" "$hdr/usr/src/linux-headers-$kver" >"$build/hotplug/kmod.log" 2>&1 || {
 	tail -20 "$build/hotplug/kmod.log" >&2
 	exit 1
 }
