@@ -165,7 +165,9 @@ PHYLLO_API int phyllo_publish_json(struct phyllo *h, const char *topic, const ch
  * again), -EPIPE (hung up for good), -EMSGSIZE, -EINVAL. */
 PHYLLO_API int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 			   unsigned int flags);
-/* Wait until every reliable unit sent is acknowledged; -ETIMEDOUT. */
+/* Wait until every reliable unit sent is acknowledged; -ETIMEDOUT, or
+ * -ECONNRESET when the session ended (a reset, or the named link down)
+ * while some were not: those may be lost. */
 PHYLLO_API int phyllo_flush(struct phyllo *h, int timeout_ms);
 
 /*

@@ -472,18 +472,34 @@ int phyllo_publish_json(struct phyllo *h, const char *topic, const char *json,
 	return phyllo_publish(h, topic, doc, (size_t)n, flags);
 }
 
+/*
+ * A session that ends (a reset, or a named link going down) while units
+ * are unacknowledged loses them, and the unit count just drops to 0: so
+ * a flush that saw units in flight and then the session end returns
+ * -ECONNRESET, not 0 (it may say so of units acknowledged just before the
+ * end; it never says 0 of one lost).
+ */
 int phyllo_flush(struct phyllo *h, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
-	int ret;
+	uint32_t ends = h->resets + h->downs;
+	int ret = h->t->in_flight(h);
+	bool pending = ret > 0;
 
+	if (ret < 0)
+		return ret;
 	for (;;) {
 		ret = h->t->service(h);
 		if (ret < 0)
 			return ret;
 		ret = h->t->in_flight(h);
-		if (ret <= 0)
+		if (ret < 0)
 			return ret;
+		if (pending && h->resets + h->downs != ends)
+			return -ECONNRESET;
+		if (ret == 0)
+			return 0;
+		pending = true;
 		if (h->hungup)
 			return -EPIPE;
 		if (deadline >= 0 && phyllo_lib_now_ms() >= deadline)

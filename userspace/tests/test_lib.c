@@ -507,6 +507,33 @@ static void lib_reset_and_hangup_are_reported(void)
 	phyllo_close(a);
 }
 
+/*
+ * A unit unacknowledged when the far end restarts is lost with its
+ * session: a flush that waited for it says so (-ECONNRESET), never 0,
+ * and the reader still gets the reset.
+ */
+static void lib_flush_over_a_reset_reports_the_loss(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	int ret = -ETIMEDOUT, i, keep;
+
+	pair(&a, &b, NULL);
+	keep = dup(fds[1]);
+	phyllo_close(b);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "t", "1", 0), 0);
+	PTEST_EXPECT_EQ(phyllo_open_fd(&b, dup(keep), NULL), 0);
+	for (i = 0; i < WAIT_MS / 5 && ret == -ETIMEDOUT; i++) {
+		phyllo_dispatch(b);
+		ret = phyllo_flush(a, 5);
+	}
+	PTEST_EXPECT_EQ(ret, -ECONNRESET);
+	PTEST_EXPECT_EQ(phyllo_recv(a, &m, 0), -ECONNRESET);
+	phyllo_close(b);
+	close(keep);
+	phyllo_close(a);
+}
+
 static void lib_open_refuses_what_is_no_tty(void)
 {
 	char dir[] = "/tmp/phyllo-test-XXXXXX", file[64];
@@ -908,6 +935,7 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_nonblocking_send_says_eagain),
 	PTEST_CASE(lib_small_queue_holds_the_link_and_loses_nothing),
 	PTEST_CASE(lib_reset_and_hangup_are_reported),
+	PTEST_CASE(lib_flush_over_a_reset_reports_the_loss),
 	PTEST_CASE(lib_open_refuses_what_is_no_tty),
 	PTEST_CASE(lib_pty_masters_side_by_side_slaves_locked),
 	PTEST_CASE(lib_json_helpers_keep_integers_and_reals_apart),
