@@ -24,8 +24,10 @@
 #  3. guest-hotplug-boards.sh asks, in order, "HOTPLUG-HOST SEQ WHAT" on its
 #     report port; this script does each: plug N PORT (device_add
 #     usb-serial, QEMU's FTDI FT232 0403:6001, serial $ftdi, on xhci port
-#     PORT), unplug N (device_del), reset-stop N (the peer killed: the
-#     board's power cut) and reset-start N (a new peer: it boots again);
+#     PORT, always-plugged=on), unplug N (device_del), reset-stop N (the
+#     peer killed: the board's microcontroller stops; the adapter stays on
+#     the bus, as an FT232's does) and reset-start N (a new peer: it boots
+#     again);
 #  4. the guest runs CYCLES unplug/plug cycles (the second with the boards
 #     moved to other ports and back in the opposite order), then a reset;
 #     `phyllo sub`, hotplug-client, hotplug-client.py (as an unprivileged
@@ -211,7 +213,11 @@ while a=$(ask $n); do
 	# shellcheck disable=SC2086
 	set -- $a
 	case $1 in
-	plug) qmp device_add driver=usb-serial chardev=c0 id=ser0 "serial=$ftdi" bus=xhci.0 "port=$3" ;;
+	# always-plugged: the adapter stays on the bus when its chardev's
+	# client goes (by default QEMU unplugs it then), as an FTDI board's
+	# USB chip stays when its microcontroller is reset
+	plug) qmp device_add driver=usb-serial chardev=c0 id=ser0 "serial=$ftdi" bus=xhci.0 "port=$3" \
+		always-plugged=on ;;
 	unplug) qmp device_del id=ser0 ;;
 	reset-stop)
 		kill -9 "$peer" 2>/dev/null
