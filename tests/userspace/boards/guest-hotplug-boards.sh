@@ -64,7 +64,11 @@
 #     Per board and cycle a line "timing" gives, in ms from the kernel's
 #     uevent of the board's new tty (udevadm monitor's stamp), the up and
 #     the first unit delivered to sub, hotplug-client, Python and
-#     mosquitto_sub (for the reset: from the far end's start).
+#     mosquitto_sub (for the reset: from the far end's start); for a
+#     plug a line "timing steps" says where that time went: udev done
+#     with the uevent, the attach unit's start job and its exec, the tty
+#     attached (attach's journal line), the kernel's session open (the
+#     phyllo_session trace event), all on CLOCK_MONOTONIC.
 #  5. systemctl stop of the ftdi's attach unit: a detach (another down for
 #     the programs); start: up again.
 #  6. each program still runs, with the same one open file of its link
@@ -220,7 +224,7 @@ setup() {
 		[ "$(ls /sys/class/udc | tr '\n' ' ')" = "dummy_udc.0 dummy_udc.1 " ] &&
 		ok "dummy_hcd (num=2: $(ls /sys/class/udc | tr '\n' ' ')), libcomposite: gadgets 2341:0043 $acm_serial (far end $gs) and a decoy" ||
 		{ bad "the ACM gadget"; return 1; }
-	stdbuf -oL udevadm monitor --kernel --subsystem-match=tty >$o/udev.mon 2>&1 &
+	stdbuf -oL udevadm monitor --kernel --udev --subsystem-match=tty >$o/udev.mon 2>&1 &
 }
 
 # plugged B N: board B was plugged in; its link must come up by itself.
@@ -572,7 +576,37 @@ cycle() {
 			line="$line $x $(timing "$b" "$x" "${t0:-0}" "$ev")"
 		done
 		echo "$line"
+		[ "$kind" = reset ] || steps "$b" "$t" "$t0"
 	done
+}
+
+# trace_on: the kernel's session events (the module is loaded by now),
+# stamped with CLOCK_MONOTONIC, for the timing steps
+trace_on() {
+	tr=/sys/kernel/tracing
+	mountpoint -q $tr || mount -t tracefs none $tr 2>/dev/null
+	echo mono >$tr/trace_clock && echo 1 >$tr/events/phyllo/phyllo_session/enable ||
+		echo "guest hotplug: no phyllo_session trace events: no session step in the timing lines"
+}
+# steps B TTY T0: where the time from the tty's uevent to the session
+# went, in ms from T0: udev done with the event, the attach unit's start
+# job begun and its process exec'd, the tty attached (its journal line),
+# the kernel's session open (trace event phyllo_session)
+steps() {
+	u=$(aunit "$2")
+	ud=$(sed -n "s|^UDEV *\[\([0-9.]*\)\] add .*/tty/$2 (tty)\$|\1|p" $o/udev.mon | tail -1)
+	job=$(systemctl show -p InactiveExitTimestampMonotonic --value "$u")
+	ex=$(systemctl show -p ExecMainStartTimestampMonotonic --value "$u")
+	at=$(journalctl -q -b -u "$u" -o short-monotonic | grep " is /dev/phyllo" | tail -1 |
+		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
+	un=$(basename "$(ldev "$1")")
+	op=$(grep -a " $un open session=" /sys/kernel/tracing/trace 2>/dev/null |
+		sed 's/.* \([0-9]*\.[0-9]*\): phyllo_session.*/\1/' |
+		awk -v t0="$3" '$1 >= t0 { print; exit }')
+	awk -v t0="$3" -v ud="$ud" -v job="$job" -v ex="$ex" -v at="$at" -v op="$op" -v b="$1" '
+		function d(t) { return t == "" || t == 0 ? "-" : int((t - t0) * 1000) }
+		BEGIN { printf "timing steps %s: udev %s, unit job %s, exec %s, attached %s, session open %s\n",
+			b, d(ud), d(job / 1e6), d(ex / 1e6), d(at), d(op) }'
 }
 
 # stopped: systemctl stop detaches the ftdi's link (down, not gone);
@@ -695,6 +729,7 @@ if setup; then
 	acm_cmds=0
 	if plugged acm 0 && plugged ftdi 0; then
 		for b in $boards; do echoes "$b"; done
+		trace_on
 		if start_observers; then
 			c=1
 			while [ $c -le "$cycles" ]; do
