@@ -4,7 +4,7 @@ monitor socket (-qmp unix:SOCKET,server=on,wait=off); the arguments are
 strings. For device_del it also waits for qemu's DEVICE_DELETED event for
 that id, so a device_add of the same id may follow at once. Prints the
 command and qemu's answer; exits 0 on success, 1 on an error or after 60 s
-without an answer. Used by test-hotplug.sh to unplug and plug a device."""
+without an answer. Used by hotplug/test-hotplug.sh to unplug and plug a device."""
 import json
 import socket
 import sys
