@@ -68,7 +68,8 @@
 #     plug a line "timing steps" says where that time went: udev done
 #     with the uevent, the attach unit's start job and its exec, the tty
 #     attached (attach's journal line), the kernel's session open (the
-#     phyllo_session trace event), all on CLOCK_MONOTONIC.
+#     phyllo_session trace event), all on CLOCK_MONOTONIC; at the end
+#     "timing sandbox": what the attach unit's sandbox settings cost.
 #  5. systemctl stop of the ftdi's attach unit: a detach (another down for
 #     the programs); start: up again.
 #  6. each program still runs, with the same one open file of its link
@@ -597,16 +598,19 @@ steps() {
 	ud=$(sed -n "s|^UDEV *\[\([0-9.]*\)\] add .*/tty/$2 (tty)\$|\1|p" $o/udev.mon | tail -1)
 	job=$(systemctl show -p InactiveExitTimestampMonotonic --value "$u")
 	ex=$(systemctl show -p ExecMainStartTimestampMonotonic --value "$u")
+	mp=$(systemctl show -p ExecMainStartTimestampMonotonic --value modprobe@phyllo.service)
+	mx=$(systemctl show -p ExecMainExitTimestampMonotonic --value modprobe@phyllo.service)
 	at=$(journalctl -q -b -u "$u" -o short-monotonic | grep " is /dev/phyllo" | tail -1 |
 		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
 	un=$(basename "$(ldev "$1")")
 	op=$(grep -a " $un open session=" /sys/kernel/tracing/trace 2>/dev/null |
 		sed 's/.* \([0-9]*\.[0-9]*\): phyllo_session.*/\1/' |
 		awk -v t0="$3" '$1 >= t0 { print; exit }')
-	awk -v t0="$3" -v ud="$ud" -v job="$job" -v ex="$ex" -v at="$at" -v op="$op" -v b="$1" '
+	awk -v t0="$3" -v ud="$ud" -v job="$job" -v ex="$ex" -v at="$at" -v op="$op" -v b="$1" \
+		-v mp="$mp" -v mx="$mx" '
 		function d(t) { return t == "" || t == 0 ? "-" : int((t - t0) * 1000) }
-		BEGIN { printf "timing steps %s: udev %s, unit job %s, exec %s, attached %s, session open %s\n",
-			b, d(ud), d(job / 1e6), d(ex / 1e6), d(at), d(op) }'
+		BEGIN { printf "timing steps %s: udev %s, modprobe@phyllo %s to %s, unit job %s, exec %s, attached %s, session open %s\n",
+			b, d(ud), d(mp / 1e6), d(mx / 1e6), d(job / 1e6), d(ex / 1e6), d(at), d(op) }'
 }
 
 # stopped: systemctl stop detaches the ftdi's link (down, not gone);
@@ -707,6 +711,38 @@ survivors() {
 	done
 }
 
+# sandbox_cost: where a hardened unit's start goes (no check, a figure):
+# /bin/true started as a oneshot with none, each group, and all of the
+# installed phyllo-attach@'s sandbox settings; ms from PID1's fork to the
+# exit, twice each.
+sandbox_cost() {
+	src=/etc/systemd/system/phyllo-attach@.service
+	line="timing sandbox (ms from fork to exit of /bin/true, twice):"
+	for g in none mounts netns seccomp bpf all; do
+		case $g in
+		none) p='^$' ;;
+		mounts) p='^(Protect(System|Home|Kernel[A-Za-z]*|ControlGroups)|PrivateTmp|ReadWritePaths)=' ;;
+		netns) p='^PrivateNetwork=' ;;
+		seccomp) p='^(SystemCall[A-Za-z]*|Restrict[A-Za-z]*|LockPersonality|MemoryDenyWriteExecute|ProtectClock|ProtectHostname|NoNewPrivileges)=' ;;
+		bpf) p='^(DevicePolicy|DeviceAllow|IPAddressDeny)=' ;;
+		all) p='^(Protect|Private|ReadWrite|SystemCall|Restrict|Lock|Memory|NoNew|Device|IPAddress|Capability|UMask)' ;;
+		esac
+		{ printf '[Service]\nType=oneshot\nExecStart=/bin/true\n'
+		  grep -E "$p" $src | grep -v '%I'; } >/run/systemd/system/phyllo-probe-$g.service
+	done
+	systemctl daemon-reload
+	for g in none mounts netns seccomp bpf all; do
+		line="$line $g"
+		for i in 1 2; do
+			systemctl start phyllo-probe-$g.service 2>/dev/null
+			s=$(systemctl show -p ExecMainStartTimestampMonotonic --value phyllo-probe-$g.service)
+			e=$(systemctl show -p ExecMainExitTimestampMonotonic --value phyllo-probe-$g.service)
+			line="$line $(awk -v s="$s" -v e="$e" 'BEGIN { print ((s + 0) > 0 && (e + 0) >= (s + 0) ? int((e - s) / 1000) : "-") }')"
+		done
+	done
+	echo "$line"
+}
+
 # security: systemd-analyze security of both units here, at most 2.0; the
 # units before their hardening beside them when the host staged them.
 security() {
@@ -742,6 +778,7 @@ if setup; then
 			survivors
 			bridge
 			security
+			sandbox_cost
 		fi
 	fi
 fi
