@@ -700,7 +700,7 @@ survivors() {
 			bad "$b: the programs' files: at the start '$fds', now '$now_fds'"
 		for x in sub c py; do
 			[ "$(count_of "$b" "$x" down)" = "$(count_of "$b" "$x" up)" ] &&
-				[ "$(grep -c -E ' (end|Traceback)' "$o/$b.$x")" = 0 ] || bad "$b: $x: $(tail -3 "$o/$b.$x")"
+				[ "$(grep -c -E '^[0-9.]+ end |^Traceback' "$o/$b.$x")" = 0 ] || bad "$b: $x: $(tail -3 "$o/$b.$x")"
 		done
 		d=$downs
 		[ "$b" = acm ] && d=$((downs - 1))
