@@ -105,14 +105,15 @@ bad() {
 	: >/tmp/err
 }
 host() { seq=$((seq + 1)); echo "HOTPLUG-HOST $seq $*"; }
-# until_true SECONDS CMD...: CMD every 0.2 s until it succeeds or time is up
-# (its counter has a name of its own: callers keep theirs)
+# until_true SECONDS CMD...: CMD every 0.2 s until it succeeds or SECONDS
+# have passed on the guest's clock (a count of tries would stretch with
+# the time CMD itself takes under load); its variables are its own
+uptime_s() { cut -d. -f1 /proc/uptime; }
 until_true() {
-	ut_left=$(($1 * 5))
+	ut_end=$(($(uptime_s) + $1))
 	shift
 	while ! "$@"; do
-		ut_left=$((ut_left - 1))
-		[ $ut_left -le 0 ] && return 1
+		[ "$(uptime_s)" -ge "$ut_end" ] && return 1
 		sleep 0.2
 	done
 }
@@ -341,6 +342,19 @@ seen_all() {
 		done
 	done
 }
+# missing B V...: which observer lacks which value, the link's counters
+# and each observer's last lines, for a failure's report
+missing() {
+	b=$1
+	shift
+	for x in $observers; do
+		printf '%s lacks:' "$x"
+		for v; do [ "$(value_count "$b" "$x" "$v")" -ge 1 ] || printf ' %s' "$v"; done
+		echo
+	done
+	phyllo stats -d "/dev/phyllo/$(serial "$b")" --json 2>&1
+	for x in $observers; do echo "-- $x"; tail -8 "$(ofile "$b" "$x")"; done
+}
 # events_all B KIND N: every observer of B has N lines of that kind
 events_all() {
 	for x in $observers; do
@@ -547,7 +561,8 @@ cycle() {
 		eval "late=\$${b}_late"
 		[ "$kind" = reset ] || late="$late $((n * 100 + 29))"
 		# shellcheck disable=SC2086
-		until_true 60 seen_all "$b" $pre $late $post || bad "cycle $n: $b: not every unit arrived"
+		until_true 60 seen_all "$b" $pre $late $post ||
+			{ missing "$b" $pre $late $post >/tmp/err; bad "cycle $n: $b: not every unit arrived"; }
 		ev=up
 		[ "$kind" = reset ] && ev=reset
 		bad_obs=''

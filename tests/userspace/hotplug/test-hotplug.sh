@@ -38,7 +38,7 @@
 #     board's tty appearing (its uevent) to the link up and to the first
 #     unit delivered, per program. guest-hotplug.sh says it all.
 # Exits 0 only if the guest reports every check passed; qemu is stopped
-# after $PHYLLO_HOTPLUG_TIMEOUT seconds (default 2400) whatever the guest
+# after $PHYLLO_HOTPLUG_TIMEOUT seconds (default 3600) whatever the guest
 # does. Works in a mktemp folder under BUILD/hotplug/, removed when the
 # test passes (else its logs are kept; the disk copy never is).
 # In make check; its run time and its timing figures, dated: tests/README.md
@@ -49,7 +49,7 @@ build=$1 make=$2 cycles=${3:-2} count=${4:-200} bridged=${5:-20} units=${6:-3}
 # the FTDI board's USB serial number (the ACM board's is in the guest script)
 ftdi=PHYLLOFTDI0001
 base=${PHYLLO_SECURITY_BASE:-0077e21}
-timeout_s=${PHYLLO_HOTPLUG_TIMEOUT:-2400}
+timeout_s=${PHYLLO_HOTPLUG_TIMEOUT:-3600}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 mkdir -p "$build/hotplug"
