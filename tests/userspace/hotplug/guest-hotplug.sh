@@ -68,8 +68,7 @@
 #     plug a line "timing steps" says where that time went: udev done
 #     with the uevent, the attach unit's start job and its exec, the tty
 #     attached (attach's journal line), the kernel's session open (the
-#     phyllo_session trace event), all on CLOCK_MONOTONIC; at the end
-#     "timing sandbox": what the attach unit's sandbox settings cost.
+#     phyllo_session trace event), all on CLOCK_MONOTONIC.
 #  5. systemctl stop of the ftdi's attach unit: a detach (another down for
 #     the programs); start: up again.
 #  6. each program still runs, with the same one open file of its link
@@ -726,38 +725,6 @@ survivors() {
 	done
 }
 
-# sandbox_cost: where a hardened unit's start goes (no check, a figure):
-# /bin/true started as a oneshot with none, each group, and all of the
-# installed phyllo-attach@'s sandbox settings; ms from PID1's fork to the
-# exit, twice each.
-sandbox_cost() {
-	src=/etc/systemd/system/phyllo-attach@.service
-	line="timing sandbox (ms from fork to exit of /bin/true, twice):"
-	for g in none mounts netns seccomp bpf all; do
-		case $g in
-		none) p='^$' ;;
-		mounts) p='^(Protect(System|Home|Kernel[A-Za-z]*|ControlGroups)|PrivateTmp|ReadWritePaths)=' ;;
-		netns) p='^PrivateNetwork=' ;;
-		seccomp) p='^(SystemCall[A-Za-z]*|Restrict[A-Za-z]*|LockPersonality|MemoryDenyWriteExecute|ProtectClock|ProtectHostname|NoNewPrivileges)=' ;;
-		bpf) p='^(DevicePolicy|DeviceAllow|IPAddressDeny)=' ;;
-		all) p='^(Protect|Private|ReadWrite|SystemCall|Restrict|Lock|Memory|NoNew|Device|IPAddress|Capability|UMask)' ;;
-		esac
-		{ printf '[Service]\nType=oneshot\nExecStart=/bin/true\n'
-		  grep -E "$p" $src | grep -v '%I'; } >/run/systemd/system/phyllo-probe-$g.service
-	done
-	systemctl daemon-reload
-	for g in none mounts netns seccomp bpf all; do
-		line="$line $g"
-		for i in 1 2; do
-			systemctl start phyllo-probe-$g.service 2>/dev/null
-			s=$(systemctl show -p ExecMainStartTimestampMonotonic --value phyllo-probe-$g.service)
-			e=$(systemctl show -p ExecMainExitTimestampMonotonic --value phyllo-probe-$g.service)
-			line="$line $(awk -v s="$s" -v e="$e" 'BEGIN { print ((s + 0) > 0 && (e + 0) >= (s + 0) ? int((e - s) / 1000) : "-") }')"
-		done
-	done
-	echo "$line"
-}
-
 # security: systemd-analyze security of both units here, at most 2.0; the
 # units before their hardening beside them when the host staged them.
 security() {
@@ -793,7 +760,6 @@ if setup; then
 			survivors
 			bridge
 			security
-			sandbox_cost
 		fi
 	fi
 fi
