@@ -42,13 +42,10 @@
 # does. Works in a mktemp folder under BUILD/hotplug/, removed when the
 # test passes (else its logs are kept; the disk copy never is).
 # In make check; its run time and its timing figures, dated: tests/README.md
-# and docs/testing.md. Known failure (5 December 2026, 2 runs of 3): in the
-# reset, a unit written while the far end is dead and sent into the void
-# is lost at the new session (tx_reset_lost 1), yet `phyllo pub` says it
-# was acknowledged (phyllo_flush() returns 0: the read inside it took the
-# ECONNRESET, and the kernel's tx_unacked is 0 once the unit is retired
-# as lost); the test then waits for that unit, and fails. A bug of
-# libphyllo, not of this test.
+# and docs/testing.md. In the reset, a unit written while the far end is
+# dead and sent into the void is lost at the new session: phyllo pub must
+# say so (libphyllo's flush returns -ECONNRESET), and the test then does
+# not wait for it.
 # Usage: test-hotplug.sh BUILD MAKE [CYCLES [COUNT [BRIDGED [UNITS]]]]
 set -eu
 build=$1 make=$2 cycles=${3:-2} count=${4:-200} bridged=${5:-20} units=${6:-3}
