@@ -2898,6 +2898,8 @@ static struct phyllo_link *glue_attach(struct kunit *test, const char *name)
 	ret = phyllo_chrdev_add(fresh, NULL);
 	if (!ret)
 		ret = phyllo_name_attach(fresh, name, &next);
+	if (!ret && next != fresh)
+		phyllo_link_take_handshake(next, fresh);
 	if (ret || next != fresh) {
 		phyllo_chrdev_remove(fresh);
 		phyllo_link_kill(fresh);
@@ -2925,6 +2927,110 @@ static int glue_reads(struct phyllo_file *pf, int *out, int max)
 		out[n++] = r > 0 ? got[1] : r;
 	}
 	return n;
+}
+
+/*
+ * A plug as the line discipline sees it: the tty's fresh link sends its
+ * SYN at once (phyllo_link_start()), and the board answers it, before
+ * PHYLLO_IOC_TTY_ATTACH moves the tty to the down link of its name. The
+ * board (b, which stayed up, as a board behind an FTDI chip does) must
+ * see one new session, not a second one that resets it again, and the
+ * session must carry units both ways.
+ */
+static void names_attach_gives_the_board_one_session(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "board-1");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_stats before, after;
+	struct phyllo_link_config cfg;
+	struct phyllo_link *fresh, *next;
+	int seen[8], n;
+
+	glue_pump(a, b);
+	phyllo_link_down(a);
+	glue_stats(b, &before);
+
+	phyllo_config_default(&cfg);
+	fresh = phyllo_link_create(&cfg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fresh));
+	fresh->clock = glue_clock;
+	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(fresh, NULL), 0);
+	glue_kick(fresh);
+	KUNIT_EXPECT_GT(test, glue_pump_one(fresh, b), 0);	/* its SYN */
+	KUNIT_ASSERT_EQ(test, phyllo_name_attach(fresh, "board-1", &next), 0);
+	KUNIT_ASSERT_PTR_EQ(test, next, a);
+	phyllo_link_take_handshake(a, fresh);
+	phyllo_chrdev_remove(fresh);
+	phyllo_link_kill(fresh);
+	phyllo_link_put(fresh);
+	phyllo_link_up(a, NULL);
+	/* the board's answer to the fresh link's SYN reaches a, the tty's */
+	glue_pump_wait(a, b);
+
+	glue_stats(b, &after);
+	KUNIT_EXPECT_EQ(test, after.sessions - before.sessions, 1U);
+	KUNIT_EXPECT_EQ(test, after.peer_resets - before.peer_resets, 1U);
+	/* each side's files are told once: a the down and up, b the reset */
+	n = glue_reads(fa, seen, ARRAY_SIZE(seen));
+	KUNIT_ASSERT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, seen[0], -ENOLINK);
+	KUNIT_EXPECT_EQ(test, seen[1], -ECONNRESET);
+	n = glue_reads(fb, seen, ARRAY_SIZE(seen));
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, seen[0], -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, glue_send(fa, 0x10, 1, 5), 5);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 2, 5), 5);
+	glue_pump_wait(a, b);
+	n = glue_reads(fa, seen, ARRAY_SIZE(seen));
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, seen[0], 2);
+	n = glue_reads(fb, seen, ARRAY_SIZE(seen));
+	KUNIT_ASSERT_EQ(test, n, 1);
+	KUNIT_EXPECT_EQ(test, seen[0], 1);
+	glue_stats(b, &after);
+	KUNIT_EXPECT_EQ(test, after.sessions - before.sessions, 1U);
+}
+
+/*
+ * The fresh link opened (the board's own SYN came first) before the move:
+ * it may have taken units that no file got, so its session is not taken
+ * over; the named link starts a session of its own, which the board sees
+ * as a restart and reports.
+ */
+static void names_attach_after_an_open_handshake_starts_anew(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "board-1");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_link_stats before, after;
+	struct phyllo_link_config cfg;
+	struct phyllo_link *fresh, *next;
+
+	glue_file(test, 1, b);
+	glue_pump(a, b);
+	phyllo_link_down(a);
+	phyllo_config_default(&cfg);
+	fresh = phyllo_link_create(&cfg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fresh));
+	fresh->clock = glue_clock;
+	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(fresh, NULL), 0);
+	glue_kick(fresh);
+	glue_pump(fresh, b);	/* opened both ways */
+	KUNIT_ASSERT_EQ(test, fresh->stack.arq.state, PHYLLO_ARQ_OPEN);
+	glue_stats(b, &before);
+	KUNIT_ASSERT_EQ(test, phyllo_name_attach(fresh, "board-1", &next), 0);
+	phyllo_link_take_handshake(a, fresh);
+	KUNIT_EXPECT_NE(test, a->stack.arq.local_nonce,
+			fresh->stack.arq.local_nonce);
+	phyllo_chrdev_remove(fresh);
+	phyllo_link_kill(fresh);
+	phyllo_link_put(fresh);
+	phyllo_link_up(a, NULL);
+	glue_pump_wait(a, b);
+	glue_stats(b, &after);
+	KUNIT_EXPECT_EQ(test, after.sessions - before.sessions, 1U);
+	KUNIT_EXPECT_EQ(test, a->stack.arq.state, PHYLLO_ARQ_OPEN);
 }
 
 static void names_down_then_up_on_another_tty(struct kunit *test)
@@ -3335,6 +3441,8 @@ static void names_module_exit_ends_down_links(struct kunit *test)
 
 static struct kunit_case names_cases[] = {
 	KUNIT_CASE(names_down_then_up_on_another_tty),
+	KUNIT_CASE(names_attach_gives_the_board_one_session),
+	KUNIT_CASE(names_attach_after_an_open_handshake_starts_anew),
 	KUNIT_CASE(names_unacked_units_lost_as_at_a_reset),
 	KUNIT_CASE(names_blocked_writer_and_reader_carry_over),
 	KUNIT_CASE(names_busy_and_other_names),

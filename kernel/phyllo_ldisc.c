@@ -345,6 +345,7 @@ static int phyllo_ldisc_attach(struct tty_struct *tty, struct phyllo_chan *chan,
 	if (!ret && next != cur) {
 		phyllo_chan_release(chan);
 		rcu_assign_pointer(chan->link, next);
+		phyllo_link_take_handshake(next, cur);
 		phyllo_link_end(cur);
 		phyllo_link_up(next, tty);
 	}

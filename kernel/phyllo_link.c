@@ -465,6 +465,39 @@ void phyllo_link_up(struct phyllo_link *link, struct tty_struct *tty)
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_up);
 
 /*
+ * A tty moves from its fresh link to the down link (phyllo_ldisc_attach()),
+ * whose session starts only at phyllo_link_up(). The fresh link's SYN
+ * may be on the wire already, and the board may have answered it. While
+ * that handshake is unfinished the down link takes its nonce, so the
+ * board sees the same SYN again (answered, its session kept), not a
+ * second new session: one plug, one reset at the board. A fresh link
+ * that opened already keeps its nonce to itself, since the board may
+ * have sent it units that no file got; the board then sees two sessions.
+ */
+void phyllo_link_take_handshake(struct phyllo_link *link,
+				struct phyllo_link *fresh)
+{
+	bool pending;
+	u32 nonce;
+
+	mutex_lock(&fresh->lock);
+	pending = fresh->stack.preset == PHYLLO_PRESET_STANDARD &&
+		  fresh->stack.arq.cfg.handshake &&
+		  fresh->stack.arq.state != PHYLLO_ARQ_OPEN;
+	nonce = fresh->stack.arq.local_nonce;
+	mutex_unlock(&fresh->lock);
+	if (!pending)
+		return;
+	mutex_lock(&link->lock);
+	if (link->down && link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	    link->stack.arq.cfg.handshake &&
+	    link->stack.arq.state != PHYLLO_ARQ_OPEN)
+		link->stack.arq.local_nonce = nonce;
+	mutex_unlock(&link->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_take_handshake);
+
+/*
  * A down link with no open file goes away after cfg.linger_ms (never
  * with PHYLLO_LINGER_FOREVER); a later call starts the wait again. The
  * queued work holds a reference.

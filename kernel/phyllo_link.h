@@ -270,6 +270,7 @@ void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty);
 void phyllo_link_kill(struct phyllo_link *link);
 void phyllo_link_down(struct phyllo_link *link);
 void phyllo_link_up(struct phyllo_link *link, struct tty_struct *tty);
+void phyllo_link_take_handshake(struct phyllo_link *link, struct phyllo_link *fresh);
 void phyllo_link_linger(struct phyllo_link *link);
 bool phyllo_link_linger_cancel(struct phyllo_link *link);
 int phyllo_link_configure(struct phyllo_link *link,
