@@ -66,6 +66,13 @@ static int pub_send(struct phyllo *h, const struct small_opts *o, const char *to
 		diag_explain(d, h, &o->link, DIAG_ACK, topic);
 		return 1;
 	}
+	if (ret == -ECONNRESET) {
+		/* phyllo_flush(): sent, then its session ended unacknowledged */
+		fprintf(stderr, "phyllo pub: %s: the session was reset before the far end "
+			"acknowledged the unit (it restarted, or its link went down): it may "
+			"be lost, and is not sent again\n", dev_name(&o->link));
+		return 1;
+	}
 	if (ret) {
 		recv_error(o, ret, "phyllo pub", d, h, DIAG_ACK, topic);
 		return 1;
