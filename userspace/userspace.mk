@@ -183,6 +183,8 @@ install-system:
 	mkdir -p $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed -e 's|@BINDIR@|$(PREFIX)/bin|' userspace/system/phyllo-attach@.service.in \
 		>$(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service
+	install -D -m 644 userspace/system/modprobe@phyllo.conf \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/modprobe@phyllo.service.d/phyllo.conf
 	install -D -m 644 userspace/system/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example
 	install -D -m 644 userspace/phyllo.bash-completion \
@@ -192,9 +194,11 @@ install-system:
 uninstall-system:
 	rm -f $(DESTDIR)$(UDEV_RULES_DIR)/70-phyllo.rules $(DESTDIR)$(SYSTEMD_UNIT_DIR)/phyllo-attach@.service \
 		$(DESTDIR)$(TMPFILES_DIR)/phyllo.conf \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/modprobe@phyllo.service.d/phyllo.conf \
 		$(DESTDIR)$(PREFIX)/share/doc/phyllo/71-phyllo-attach.rules.example \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/phyllo
-	rmdir $(DESTDIR)$(PREFIX)/share/doc/phyllo 2>/dev/null || true
+	rmdir $(DESTDIR)$(PREFIX)/share/doc/phyllo \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/modprobe@phyllo.service.d 2>/dev/null || true
 
 # What needs the module: attach, detach and hang-up, libphyllo and the
 # Python package on /dev/phylloN, in Debian's kernel under qemu

@@ -623,8 +623,9 @@ steps() {
 	awk -v t0="$3" -v ud="$ud" -v job="$job" -v ex="$ex" -v at="$at" -v op="$op" -v b="$1" \
 		-v mp="$mp" -v mx="$mx" '
 		function d(t) { return t == "" || t == 0 ? "-" : int((t - t0) * 1000) }
-		BEGIN { printf "timing steps %s: udev %s, modprobe@phyllo %s to %s, unit job %s, exec %s, attached %s, session open %s\n",
-			b, d(ud), d(mp / 1e6), d(mx / 1e6), d(job / 1e6), d(ex / 1e6), d(at), d(op) }'
+		BEGIN { m = mp / 1e6 < t0 ? "not run (loaded)" : d(mp / 1e6) " to " d(mx / 1e6)
+			printf "timing steps %s: udev %s, modprobe@phyllo %s, unit job %s, exec %s, attached %s, session open %s\n",
+			b, d(ud), m, d(job / 1e6), d(ex / 1e6), d(at), d(op) }'
 }
 
 # stopped: systemctl stop detaches the ftdi's link (down, not gone);
