@@ -16,9 +16,10 @@
 #   test-python        check: the Python package (python/), pytest
 #   test-guest-attach  check: attach/detach/hang-up, the library and Python
 #                      on /dev/phylloN, in Debian's kernel under qemu
-#   test-hotplug       check: two named boards unplugged, swapped and reset
+#   test-hotplug       two named boards unplugged, swapped and reset
 #                      under udev + systemd, every client on one open file;
 #                      the bridge's unit there on mosquitto
+#   test-hotplug-short check: the same, one cycle (a swap) and the reset
 #   install-lib, install-system: parts of the top-level `make install`
 
 # The release, as in debian/changelog and dkms.conf.
@@ -217,9 +218,11 @@ test-guest-attach: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO)
 # and plugged, swapped onto each other's ports, and reset, under phyllo
 # sub, a libphyllo program, a Python program and phyllo-bridge@ on one
 # open file each; then the bridge's commands and both units'
-# systemd-analyze security (tests/userspace/hotplug/).
-CHECK_TARGETS += test-hotplug
-.PHONY: test-hotplug
-test-hotplug: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO) $(HOST)/phyllo-bridge
+# systemd-analyze security (tests/userspace/hotplug/). The short form, in
+# make check: one cycle, a swap, then the reset; 50 echoes, 10 commands.
+CHECK_TARGETS += test-hotplug-short
+.PHONY: test-hotplug test-hotplug-short
+test-hotplug test-hotplug-short: $(HOST)/phyllo $(HOST)/libphyllo.a $(LIB_SO) $(HOST)/phyllo-bridge
 	@scripts/deps.sh core qemu dkms kernels mqtt-lib
-	tests/userspace/hotplug/test-hotplug.sh $(BUILD) $(MAKE) 2 200 20
+	tests/userspace/hotplug/test-hotplug.sh $(BUILD) $(MAKE) \
+		$(if $(filter test-hotplug-short,$@),1 50 10,2 200 20)

@@ -39,7 +39,8 @@
 #     hotplug-client.py (the package) as maker, and the bridge's unit;
 #     outside, mosquitto_sub on phyllo/# counts what the bridges publish.
 #     Every line they print is stamped with CLOCK_MONOTONIC.
-#  4. CYCLES unplug/plug cycles (the Makefile's 2), then a reset; before
+#  4. CYCLES unplug/plug cycles (make test-hotplug's 2; make
+#     test-hotplug-short's 1, which is a swap), then a reset; before
 #     each, UNITS units published (phyllo pub, acknowledged) to each board:
 #       odd  unplug: both unplugged, both plugged in again (acm, then ftdi);
 #       even swap:   both unplugged; plugged in the opposite order, each on
@@ -752,7 +753,11 @@ if setup; then
 		if start_observers; then
 			c=1
 			while [ $c -le "$cycles" ]; do
-				if [ $((c % 2)) = 0 ]; then cycle $c swap; else cycle $c unplug; fi
+				if [ $((c % 2)) = 0 ] || [ "$cycles" = 1 ]; then
+					cycle $c swap
+				else
+					cycle $c unplug
+				fi
 				acm_cmds=$((acm_cmds + 1))
 				c=$((c + 1))
 			done
