@@ -2929,6 +2929,36 @@ static int glue_reads(struct phyllo_file *pf, int *out, int max)
 	return n;
 }
 
+/* A tty's own link as the line discipline starts it: published, its SYN out. */
+static struct phyllo_link *glue_fresh(struct kunit *test)
+{
+	struct phyllo_link_config cfg;
+	struct phyllo_link *fresh;
+
+	phyllo_config_default(&cfg);
+	fresh = phyllo_link_create(&cfg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(fresh));
+	fresh->clock = glue_clock;
+	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(fresh, NULL), 0);
+	glue_kick(fresh);
+	return fresh;
+}
+
+/* fresh's tty moved to the down link of name, as phyllo_ldisc_attach() does */
+static void glue_move(struct kunit *test, struct phyllo_link *fresh,
+		      struct phyllo_link *link, const char *name)
+{
+	struct phyllo_link *next;
+
+	KUNIT_ASSERT_EQ(test, phyllo_name_attach(fresh, name, &next), 0);
+	KUNIT_ASSERT_PTR_EQ(test, next, link);
+	phyllo_link_take_handshake(link, fresh);
+	phyllo_chrdev_remove(fresh);
+	phyllo_link_kill(fresh);
+	phyllo_link_put(fresh);
+	phyllo_link_up(link, NULL);
+}
+
 /*
  * A plug as the line discipline sees it: the tty's fresh link sends its
  * SYN at once (phyllo_link_start()), and the board answers it, before
@@ -2944,28 +2974,19 @@ static void names_attach_gives_the_board_one_session(struct kunit *test)
 	struct phyllo_file *fa = glue_file(test, 0, a);
 	struct phyllo_file *fb = glue_file(test, 1, b);
 	struct phyllo_link_stats before, after;
-	struct phyllo_link_config cfg;
-	struct phyllo_link *fresh, *next;
+	struct phyllo_link *fresh;
 	int seen[8], n;
+	u32 nonce;
 
 	glue_pump(a, b);
 	phyllo_link_down(a);
 	glue_stats(b, &before);
 
-	phyllo_config_default(&cfg);
-	fresh = phyllo_link_create(&cfg);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(fresh));
-	fresh->clock = glue_clock;
-	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(fresh, NULL), 0);
-	glue_kick(fresh);
+	fresh = glue_fresh(test);
+	nonce = fresh->stack.arq.local_nonce;
 	KUNIT_EXPECT_GT(test, glue_pump_one(fresh, b), 0);	/* its SYN */
-	KUNIT_ASSERT_EQ(test, phyllo_name_attach(fresh, "board-1", &next), 0);
-	KUNIT_ASSERT_PTR_EQ(test, next, a);
-	phyllo_link_take_handshake(a, fresh);
-	phyllo_chrdev_remove(fresh);
-	phyllo_link_kill(fresh);
-	phyllo_link_put(fresh);
-	phyllo_link_up(a, NULL);
+	glue_move(test, fresh, a, "board-1");
+	KUNIT_EXPECT_EQ(test, a->stack.arq.local_nonce, nonce);
 	/* the board's answer to the fresh link's SYN reaches a, the tty's */
 	glue_pump_wait(a, b);
 
@@ -3004,29 +3025,19 @@ static void names_attach_after_an_open_handshake_starts_anew(struct kunit *test)
 	struct phyllo_link *a = glue_named(test, 0, "board-1");
 	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
 	struct phyllo_link_stats before, after;
-	struct phyllo_link_config cfg;
-	struct phyllo_link *fresh, *next;
+	struct phyllo_link *fresh;
+	u32 nonce;
 
 	glue_file(test, 1, b);
 	glue_pump(a, b);
 	phyllo_link_down(a);
-	phyllo_config_default(&cfg);
-	fresh = phyllo_link_create(&cfg);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(fresh));
-	fresh->clock = glue_clock;
-	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(fresh, NULL), 0);
-	glue_kick(fresh);
+	fresh = glue_fresh(test);
+	nonce = fresh->stack.arq.local_nonce;
 	glue_pump(fresh, b);	/* opened both ways */
 	KUNIT_ASSERT_EQ(test, fresh->stack.arq.state, PHYLLO_ARQ_OPEN);
 	glue_stats(b, &before);
-	KUNIT_ASSERT_EQ(test, phyllo_name_attach(fresh, "board-1", &next), 0);
-	phyllo_link_take_handshake(a, fresh);
-	KUNIT_EXPECT_NE(test, a->stack.arq.local_nonce,
-			fresh->stack.arq.local_nonce);
-	phyllo_chrdev_remove(fresh);
-	phyllo_link_kill(fresh);
-	phyllo_link_put(fresh);
-	phyllo_link_up(a, NULL);
+	glue_move(test, fresh, a, "board-1");
+	KUNIT_EXPECT_NE(test, a->stack.arq.local_nonce, nonce);
 	glue_pump_wait(a, b);
 	glue_stats(b, &after);
 	KUNIT_EXPECT_EQ(test, after.sessions - before.sessions, 1U);
