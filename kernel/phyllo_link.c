@@ -474,6 +474,14 @@ EXPORT_SYMBOL_IF_KUNIT(phyllo_link_up);
  * that opened already keeps its nonce to itself, since the board may
  * have sent it units that no file got; the board then sees two sessions.
  */
+static bool phyllo_link_handshaking_locked(struct phyllo_link *link)
+{
+	lockdep_assert_held(&link->lock);
+	return link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	       link->stack.arq.cfg.handshake &&
+	       link->stack.arq.state != PHYLLO_ARQ_OPEN;
+}
+
 void phyllo_link_take_handshake(struct phyllo_link *link,
 				struct phyllo_link *fresh)
 {
@@ -481,17 +489,13 @@ void phyllo_link_take_handshake(struct phyllo_link *link,
 	u32 nonce;
 
 	mutex_lock(&fresh->lock);
-	pending = fresh->stack.preset == PHYLLO_PRESET_STANDARD &&
-		  fresh->stack.arq.cfg.handshake &&
-		  fresh->stack.arq.state != PHYLLO_ARQ_OPEN;
+	pending = phyllo_link_handshaking_locked(fresh);
 	nonce = fresh->stack.arq.local_nonce;
 	mutex_unlock(&fresh->lock);
 	if (!pending)
 		return;
 	mutex_lock(&link->lock);
-	if (link->down && link->stack.preset == PHYLLO_PRESET_STANDARD &&
-	    link->stack.arq.cfg.handshake &&
-	    link->stack.arq.state != PHYLLO_ARQ_OPEN)
+	if (link->down && phyllo_link_handshaking_locked(link))
 		link->stack.arq.local_nonce = nonce;
 	mutex_unlock(&link->lock);
 }
