@@ -376,10 +376,25 @@ static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *bo
 		arq_stale_control(a);
 		return;
 	}
-	if (a->state == PHYLLO_ARQ_OPEN) {
-		a->stats->peer_resets++;
-		arq_drop_inflight(a);
+	if (a->state != PHYLLO_ARQ_OPEN) {
+		/*
+		 * Connecting: answer, and send our SYN again at once, but open
+		 * only on the answer to our own SYN. This SYN may be one the
+		 * peer sent before it opened a session with another nonce of
+		 * ours (a tty moved to another link): opening on it would
+		 * start a session the peer does not have, and take the units
+		 * of the peer's other session into this one.
+		 */
+		if (a->state == PHYLLO_ARQ_CLOSED)
+			arq_start_handshake(a, now);
+		arq_set_peer(a, nonce, nbody ? body[0] : 0);
+		a->due |= ARQ_DUE_SYNACK;
+		a->syn_due = now;
+		return;
 	}
+	/* open with another nonce: the peer has restarted */
+	a->stats->peer_resets++;
+	arq_drop_inflight(a);
 	arq_set_peer(a, nonce, nbody ? body[0] : 0);
 	a->due |= ARQ_DUE_SYNACK;
 	arq_open(a, now);
@@ -570,6 +585,10 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 	if (a->state == PHYLLO_ARQ_CLOSED)
 		arq_start_handshake(a, now_ms);
 	if (a->state == PHYLLO_ARQ_SYN_SENT) {
+		if (a->due & ARQ_DUE_SYNACK) {
+			a->due &= (uint8_t)~ARQ_DUE_SYNACK;
+			arq_emit_syn(a, true);
+		}
 		if (phyllo_time_reached(now_ms, a->syn_due)) {
 			arq_emit_syn(a, false);
 			a->syn_interval = a->syn_interval ?

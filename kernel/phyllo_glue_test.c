@@ -3044,6 +3044,68 @@ static void names_attach_after_an_open_handshake_starts_anew(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->stack.arq.state, PHYLLO_ARQ_OPEN);
 }
 
+/*
+ * Found by the replug storm: the named link, connecting after the move,
+ * met a SYN the board had sent before it opened a session with the tty's
+ * own link, and then units of that session. It opened on the SYN and
+ * took them; the board, reset to seq 0 by the named link's own SYN,
+ * then had its next units taken for repeats: acknowledged, never read.
+ * The named link now opens only on the answer to its own SYN.
+ */
+static void names_attach_ignores_the_boards_stale_syn(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "board-1");
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link_stats st;
+	struct phyllo_link *fresh;
+	u8 body[5], wire[64];
+	int seen[8], n, i, units = 0;
+	size_t len;
+
+	glue_pump(a, b);
+	phyllo_link_down(a);
+	fresh = glue_fresh(test);
+	glue_pump(fresh, b);
+	KUNIT_ASSERT_EQ(test, b->stack.arq.state, PHYLLO_ARQ_OPEN);
+	/* on the wire: the board's SYN of before, then two of its units */
+	body[0] = b->stack.arq.cfg.window;
+	for (i = 0; i < 4; i++)
+		body[1 + i] = b->stack.arq.local_nonce >> (24 - 8 * i);
+	len = glue_forge(wire, sizeof(wire), (u8)b->stack.arq.local_nonce, 0,
+			 PHYLLO_FLAG_SYN, PHYLLO_TYPE_CONTROL, body, sizeof(body));
+	glue_reads(fb, seen, ARRAY_SIZE(seen));	/* the board's reset, read */
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 1, 5), 5);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 2, 5), 5);
+	glue_move(test, fresh, a, "board-1");
+	phyllo_link_receive(a, wire, NULL, len);
+	glue_pump_one(b, a);
+	KUNIT_EXPECT_NE(test, a->stack.arq.state, PHYLLO_ARQ_OPEN);
+	glue_pump_wait(a, b);
+	KUNIT_ASSERT_EQ(test, a->stack.arq.state, PHYLLO_ARQ_OPEN);
+	/* the board's units of the new session: every one it sees
+	 * acknowledged is read
+	 */
+	glue_reads(fb, seen, ARRAY_SIZE(seen));
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 3, 5), 5);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 4, 5), 5);
+	for (i = 0; i < 5; i++)
+		glue_pump_wait(a, b);
+	KUNIT_EXPECT_EQ(test, b->stack.arq.tx_count, 0);
+	n = glue_reads(fa, seen, ARRAY_SIZE(seen));
+	for (i = 0; i < n; i++)
+		if (seen[i] > 0)
+			units |= 1 << seen[i];
+	KUNIT_EXPECT_EQ(test, units & 0x18, 0x18);
+	/* 1 and 2, sent in the board's other session, are lost by its
+	 * reset, and told as lost, not acknowledged
+	 */
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_reset_lost, 2U);
+	KUNIT_EXPECT_EQ(test, units & 0x6, 0);
+}
+
 static void names_down_then_up_on_another_tty(struct kunit *test)
 {
 	struct glue_ctx *ctx = test->priv;
@@ -3454,6 +3516,7 @@ static struct kunit_case names_cases[] = {
 	KUNIT_CASE(names_down_then_up_on_another_tty),
 	KUNIT_CASE(names_attach_gives_the_board_one_session),
 	KUNIT_CASE(names_attach_after_an_open_handshake_starts_anew),
+	KUNIT_CASE(names_attach_ignores_the_boards_stale_syn),
 	KUNIT_CASE(names_unacked_units_lost_as_at_a_reset),
 	KUNIT_CASE(names_blocked_writer_and_reader_carry_over),
 	KUNIT_CASE(names_busy_and_other_names),

@@ -34,12 +34,65 @@ static void arq_answers_syn_and_backs_off(void)
 	phyllo_arq_poll(&a, 300);
 	PTEST_EXPECT_EQ(log_n, 3);
 	log_n = 0;
+	/* a peer's SYN is answered, and ours goes again at once, not after
+	 * the backoff; the session opens on the answer to ours */
 	PTEST_EXPECT_EQ(peer(0x99, 0, PHYLLO_FLAG_SYN, 0, 301, NULL), 0);
-	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
-	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	PTEST_EXPECT_EQ(log_n, 2);
 	PTEST_EXPECT_EQ(log_hdr[0][0], 0x42);
 	PTEST_EXPECT_EQ(log_hdr[0][1], 0x99);
 	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(log_hdr[1][0], 0x42);
+	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(peer(0x99, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 302, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
+	PTEST_EXPECT_EQ(stats.sessions, 1);
+}
+
+/*
+ * Finding (issue 35's replug storm): a connecting side opened on any SYN.
+ * A tty moved to a named link met a SYN the board had sent before it
+ * opened a session with the tty's own link; the named link opened on it
+ * at seq 0 and took the units of the board's other session, and once the
+ * board's own reset to the named link's SYN had set its seq back to 0,
+ * the board's next units looked like repeats: acknowledged, never
+ * delivered. A connecting side now opens only on the answer to its SYN.
+ */
+static void arq_connecting_side_opens_only_on_its_answer(void)
+{
+	struct phyllo_unit u;
+
+	arq_fresh(true, 4);
+	phyllo_arq_poll(&a, 0);
+	log_n = 0;
+	PTEST_EXPECT_EQ(peer(0x99, 0, PHYLLO_FLAG_SYN, 0, 1, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	log_n = 0;
+	/* the peer's units of its other session: not taken, not acknowledged */
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 2, &u), PHYLLO_E_NOSESSION);
+	PTEST_EXPECT_EQ(peer(1, 0, PHYLLO_FLAG_ACK, 0x60, 3, &u), PHYLLO_E_NOSESSION);
+	PTEST_EXPECT_EQ(log_n, 0);
+	PTEST_EXPECT_EQ(a.rx_next, 0);
+	/* the peer's answer to our SYN: it starts at seq 0 from here */
+	PTEST_EXPECT_EQ(peer(0x99, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 4, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
+	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 5, &u), 1);
+	PTEST_EXPECT_EQ(a.rx_next, 1);
+	PTEST_EXPECT_EQ(stats.sessions, 1);
+	PTEST_EXPECT_EQ(stats.peer_resets, 0);
+}
+
+/* A side not yet polled answers a SYN as a connecting side does. */
+static void arq_closed_side_answers_syn_and_connects(void)
+{
+	arq_fresh(true, 4);
+	PTEST_EXPECT_EQ(peer(0x99, 0, PHYLLO_FLAG_SYN, 0, 0, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	PTEST_EXPECT_EQ(log_n, 2);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(peer(0x99, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 1, NULL), 0);
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
 }
 
 static void arq_queues_before_open_and_sends_on_open(void)
@@ -152,6 +205,7 @@ static void arq_repeated_syn_answered_without_reset(void)
 
 	arq_fresh(true, 4);
 	peer(0x55, 0, PHYLLO_FLAG_SYN, 0, 0, NULL);
+	peer(0x55, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 0, NULL);
 	log_n = 0;
 	peer(0x55, 0, PHYLLO_FLAG_SYN, 0, 1, NULL);
 	PTEST_EXPECT_EQ(stats.sessions, 1);
@@ -174,6 +228,9 @@ static void arq_syn_carries_32_bit_nonces(void)
 	static const uint8_t syn[] = { 0x55, 0, PHYLLO_FLAG_SYN, 0, 4, 0x01, 0x02, 0x03, 0x55 };
 	/* the same low byte, another nonce: a restart, not a repeat */
 	static const uint8_t syn2[] = { 0x55, 0, PHYLLO_FLAG_SYN, 0, 4, 0x09, 0x02, 0x03, 0x55 };
+	/* its answer to our SYN: window, its nonce, ours (0x42) */
+	static const uint8_t synack[] = { 0x55, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0,
+					  4, 0x01, 0x02, 0x03, 0x55, 0, 0, 0, 0x42 };
 	struct phyllo_unit u;
 
 	arq_fresh(true, 4);
@@ -182,6 +239,8 @@ static void arq_syn_carries_32_bit_nonces(void)
 	PTEST_EXPECT(a.peer_nonce == 0x01020355UL);
 	PTEST_EXPECT_EQ(log_len[0], 9);		/* window, our nonce, theirs */
 	PTEST_EXPECT_EQ(log_hdr[0][1], 0x55);
+	PTEST_EXPECT_EQ(peer_raw(synack, sizeof(synack), 0, &u), 0);
+	PTEST_EXPECT_EQ(stats.sessions, 1);
 	PTEST_EXPECT_EQ(peer_raw(syn2, sizeof(syn2), 1, &u), 0);
 	PTEST_EXPECT_EQ(stats.sessions, 2);
 	PTEST_EXPECT_EQ(stats.peer_resets, 1);
@@ -353,6 +412,8 @@ static const struct ptest_case arq_cases[] = {
 	PTEST_CASE(arq_syn_carries_window_and_peer_limits_ours),
 	PTEST_CASE(arq_handshake_opens_on_synack),
 	PTEST_CASE(arq_answers_syn_and_backs_off),
+	PTEST_CASE(arq_connecting_side_opens_only_on_its_answer),
+	PTEST_CASE(arq_closed_side_answers_syn_and_connects),
 	PTEST_CASE(arq_queues_before_open_and_sends_on_open),
 	PTEST_CASE(arq_window_full_returns_again),
 	PTEST_CASE(arq_timeout_resends_whole_window_in_order),

@@ -55,9 +55,12 @@ static void arq_delayed_syn_of_previous_peer_is_stale(void)
 {
 	static const uint8_t syn1[] = { 0x01, 0, PHYLLO_FLAG_SYN, 0, 4, 0, 0, 0, 0x01 };
 	static const uint8_t syn2[] = { 0x02, 0, PHYLLO_FLAG_SYN, 0, 4, 0, 0, 0, 0x02 };
+	static const uint8_t synack1[] = { 0x01, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0,
+					   4, 0, 0, 0, 0x01, 0, 0, 0, 0x42 };
 
 	arq_fresh(true, 4);
 	peer_raw(syn1, sizeof(syn1), 0, NULL);
+	peer_raw(synack1, sizeof(synack1), 0, NULL);
 	peer_raw(syn2, sizeof(syn2), 1, NULL);		/* the peer restarted */
 	PTEST_EXPECT_EQ(stats.sessions, 2);
 	peer_raw(syn1, sizeof(syn1), 2, NULL);		/* late copy of the first */
@@ -225,8 +228,10 @@ static void arq_syn_retries_back_off_with_no_peer(void)
 	PTEST_EXPECT_EQ(phyllo_arq_poll(&a, last + 1), PHYLLO_ARQ_SYN_IDLE_MS - 1);
 	log_n = 0;
 	peer_raw(syn, sizeof(syn), now, NULL);
-	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
-	PTEST_EXPECT_EQ(log_n, 1);	/* the SYN|ACK, in the same poll */
+	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	/* the SYN|ACK and our SYN, in the same poll, not at the next retry */
+	PTEST_EXPECT_EQ(log_n, 2);
+	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN);
 }
 
 /* Finding: a connecting side that had backed off to the idle bound kept
