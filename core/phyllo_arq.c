@@ -351,6 +351,13 @@ static void arq_on_synack(struct phyllo_arq *a, const uint8_t *p, const uint8_t 
 	if (a->state == PHYLLO_ARQ_SYN_SENT && ours) {
 		arq_set_peer(a, nonce, nbody ? body[0] : 0);
 		arq_open(a, now);
+		/*
+		 * And answer the peer's SYN, seen or not: a peer that is
+		 * connecting too opens only on that answer, and may never have
+		 * had its SYN reach us (sent before we listened). An open peer
+		 * takes it as a repeat.
+		 */
+		a->due |= ARQ_DUE_SYNACK;
 	} else if (!(a->state == PHYLLO_ARQ_OPEN && ours && nonce == a->peer_nonce)) {
 		/* (a second answer to our repeated SYN is harmless) */
 		arq_stale_control(a);
@@ -378,18 +385,21 @@ static void arq_on_syn(struct phyllo_arq *a, const uint8_t *p, const uint8_t *bo
 	}
 	if (a->state != PHYLLO_ARQ_OPEN) {
 		/*
-		 * Connecting: answer, and send our SYN again at once, but open
-		 * only on the answer to our own SYN. This SYN may be one the
-		 * peer sent before it opened a session with another nonce of
-		 * ours (a tty moved to another link): opening on it would
-		 * start a session the peer does not have, and take the units
-		 * of the peer's other session into this one.
+		 * Connecting: answer, but open only on the answer to our own
+		 * SYN. This SYN may be one the peer sent before it opened a
+		 * session with another nonce of ours (a tty moved to another
+		 * link): opening on it would start a session the peer does
+		 * not have, and take the units of the peer's other session
+		 * into this one. Our next SYN goes at once if it was backed
+		 * off further than a first retry: the peer is there now.
 		 */
 		if (a->state == PHYLLO_ARQ_CLOSED)
 			arq_start_handshake(a, now);
 		arq_set_peer(a, nonce, nbody ? body[0] : 0);
 		a->due |= ARQ_DUE_SYNACK;
-		a->syn_due = now;
+		if (!phyllo_time_reached(now, a->syn_due) &&
+		    a->syn_due - now > a->cfg.rto_init_ms)
+			a->syn_due = now;
 		return;
 	}
 	/* open with another nonce: the peer has restarted */
@@ -585,10 +595,6 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 	if (a->state == PHYLLO_ARQ_CLOSED)
 		arq_start_handshake(a, now_ms);
 	if (a->state == PHYLLO_ARQ_SYN_SENT) {
-		if (a->due & ARQ_DUE_SYNACK) {
-			a->due &= (uint8_t)~ARQ_DUE_SYNACK;
-			arq_emit_syn(a, true);
-		}
 		if (phyllo_time_reached(now_ms, a->syn_due)) {
 			arq_emit_syn(a, false);
 			a->syn_interval = a->syn_interval ?
@@ -597,6 +603,16 @@ uint16_t phyllo_arq_poll(struct phyllo_arq *a, uint32_t now_ms)
 					a->cfg.rto_max_ms : PHYLLO_ARQ_SYN_IDLE_MS) :
 				a->cfg.rto_init_ms;
 			a->syn_due = now_ms + a->syn_interval;
+		}
+		/*
+		 * Our SYN first, then the answer to the peer's: the peer,
+		 * connecting, meets our SYN before the answer that opens its
+		 * session, so it cannot open and send units before it has
+		 * answered us, units we would drop as not yet in a session.
+		 */
+		if (a->due & ARQ_DUE_SYNACK) {
+			a->due &= (uint8_t)~ARQ_DUE_SYNACK;
+			arq_emit_syn(a, true);
 		}
 		/* the next SYN, however far: a link with no peer sleeps */
 		return arq_until(0xFFFF, now_ms, a->syn_due);

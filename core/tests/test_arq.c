@@ -40,10 +40,10 @@ static void arq_answers_syn_and_backs_off(void)
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
 	PTEST_EXPECT_EQ(log_n, 2);
 	PTEST_EXPECT_EQ(log_hdr[0][0], 0x42);
-	PTEST_EXPECT_EQ(log_hdr[0][1], 0x99);
-	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN);
 	PTEST_EXPECT_EQ(log_hdr[1][0], 0x42);
-	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(log_hdr[1][1], 0x99);
+	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
 	PTEST_EXPECT_EQ(peer(0x99, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 302, NULL), 0);
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
 	PTEST_EXPECT_EQ(stats.sessions, 1);
@@ -67,6 +67,9 @@ static void arq_connecting_side_opens_only_on_its_answer(void)
 	log_n = 0;
 	PTEST_EXPECT_EQ(peer(0x99, 0, PHYLLO_FLAG_SYN, 0, 1, NULL), 0);
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
+	/* the answer alone: our SYN's first retry is near (100 ms) */
+	PTEST_EXPECT_EQ(log_n, 1);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
 	log_n = 0;
 	/* the peer's units of its other session: not taken, not acknowledged */
 	PTEST_EXPECT_EQ(peer(0, 0, PHYLLO_FLAG_ACK, 0x60, 2, &u), PHYLLO_E_NOSESSION);
@@ -89,8 +92,8 @@ static void arq_closed_side_answers_syn_and_connects(void)
 	PTEST_EXPECT_EQ(peer(0x99, 0, PHYLLO_FLAG_SYN, 0, 0, NULL), 0);
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
 	PTEST_EXPECT_EQ(log_n, 2);
-	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
-	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
 	PTEST_EXPECT_EQ(peer(0x99, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 1, NULL), 0);
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_OPEN);
 }
@@ -103,10 +106,15 @@ static void arq_queues_before_open_and_sends_on_open(void)
 	PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, (const uint8_t *)"x", 1, 0), 0);
 	PTEST_EXPECT_EQ(log_n, 0);
 	peer(0x77, 0x42, PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK, 0, 5, NULL);
-	PTEST_EXPECT_EQ(log_n, 1);
-	PTEST_EXPECT_EQ(log_hdr[0][0], 0);
-	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_ACK);
-	PTEST_EXPECT_EQ(log_hdr[0][3], 0x60);
+	/* the answer to the peer's SYN (which a connecting peer opens on),
+	 * then the queued unit
+	 */
+	PTEST_EXPECT_EQ(log_n, 2);
+	PTEST_EXPECT_EQ(log_hdr[0][1], 0x77);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN | PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(log_hdr[1][0], 0);
+	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_ACK);
+	PTEST_EXPECT_EQ(log_hdr[1][3], 0x60);
 }
 
 static void arq_window_full_returns_again(void)
@@ -237,8 +245,8 @@ static void arq_syn_carries_32_bit_nonces(void)
 	log_n = 0;
 	PTEST_EXPECT_EQ(peer_raw(syn, sizeof(syn), 0, &u), 0);
 	PTEST_EXPECT(a.peer_nonce == 0x01020355UL);
-	PTEST_EXPECT_EQ(log_len[0], 9);		/* window, our nonce, theirs */
-	PTEST_EXPECT_EQ(log_hdr[0][1], 0x55);
+	PTEST_EXPECT_EQ(log_len[1], 9);		/* window, our nonce, theirs */
+	PTEST_EXPECT_EQ(log_hdr[1][1], 0x55);
 	PTEST_EXPECT_EQ(peer_raw(synack, sizeof(synack), 0, &u), 0);
 	PTEST_EXPECT_EQ(stats.sessions, 1);
 	PTEST_EXPECT_EQ(peer_raw(syn2, sizeof(syn2), 1, &u), 0);
@@ -361,12 +369,12 @@ static void arq_syn_carries_window_and_peer_limits_ours(void)
 		PTEST_EXPECT_EQ(phyllo_arq_send(&a, 0x60, &i, 1, 0), 0);
 	log_n = 0;
 	PTEST_EXPECT_EQ(peer_raw(synack, sizeof(synack), 1, &u), 0);
-	/* the peer takes 2: two go out, two wait */
-	PTEST_EXPECT_EQ(log_n, 2);
+	/* the SYN|ACK, and the peer takes 2: two go out, two wait */
+	PTEST_EXPECT_EQ(log_n, 3);
 	PTEST_EXPECT_EQ(phyllo_arq_room(&a), 0);
 	peer(0, 1, PHYLLO_FLAG_NOS | PHYLLO_FLAG_ACK, 0, 2, NULL);
-	PTEST_EXPECT_EQ(log_n, 3);
-	PTEST_EXPECT_EQ(log_hdr[2][0], 2);
+	PTEST_EXPECT_EQ(log_n, 4);
+	PTEST_EXPECT_EQ(log_hdr[3][0], 2);
 	PTEST_EXPECT_EQ(a.tx_sent, 2);
 }
 

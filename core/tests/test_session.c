@@ -229,9 +229,9 @@ static void arq_syn_retries_back_off_with_no_peer(void)
 	log_n = 0;
 	peer_raw(syn, sizeof(syn), now, NULL);
 	PTEST_EXPECT_EQ(a.state, PHYLLO_ARQ_SYN_SENT);
-	/* the SYN|ACK and our SYN, in the same poll, not at the next retry */
+	/* our SYN and the SYN|ACK, in the same poll, not at the next retry */
 	PTEST_EXPECT_EQ(log_n, 2);
-	PTEST_EXPECT_EQ(log_hdr[1][2], PHYLLO_FLAG_SYN);
+	PTEST_EXPECT_EQ(log_hdr[0][2], PHYLLO_FLAG_SYN);
 }
 
 /* Finding: a connecting side that had backed off to the idle bound kept
