@@ -464,6 +464,15 @@ void phyllo_link_up(struct phyllo_link *link, struct tty_struct *tty)
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_link_up);
 
+/* A session of the standard preset, with a handshake, not yet open. */
+static bool phyllo_link_handshaking_locked(struct phyllo_link *link)
+{
+	lockdep_assert_held(&link->lock);
+	return link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	       link->stack.arq.cfg.handshake &&
+	       link->stack.arq.state != PHYLLO_ARQ_OPEN;
+}
+
 /*
  * A tty moves from its fresh link to the down link (phyllo_ldisc_attach()),
  * whose session starts only at phyllo_link_up(). The fresh link's SYN
@@ -474,14 +483,6 @@ EXPORT_SYMBOL_IF_KUNIT(phyllo_link_up);
  * that opened already keeps its nonce to itself, since the board may
  * have sent it units that no file got; the board then sees two sessions.
  */
-static bool phyllo_link_handshaking_locked(struct phyllo_link *link)
-{
-	lockdep_assert_held(&link->lock);
-	return link->stack.preset == PHYLLO_PRESET_STANDARD &&
-	       link->stack.arq.cfg.handshake &&
-	       link->stack.arq.state != PHYLLO_ARQ_OPEN;
-}
-
 void phyllo_link_take_handshake(struct phyllo_link *link,
 				struct phyllo_link *fresh)
 {
