@@ -1173,6 +1173,8 @@ void phyllo_file_stats(struct phyllo_file *pf, struct phyllo_file_stats *st)
 	st->recv_mode = pf->hold ? PHYLLO_RECV_HOLD : PHYLLO_RECV_DROP;
 	unacked = (s32)(pf->tx_mark - phyllo_link_tx_done_locked(link));
 	st->tx_unacked = pf->tx_marked && unacked > 0 ? unacked : 0;
+	/* read with tx_unacked: a unit retired as lost shows its reset */
+	st->resets_unseen = link->reset_gen - pf->reset_gen;
 	mutex_unlock(&link->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(phyllo_file_stats);

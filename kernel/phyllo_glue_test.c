@@ -1362,11 +1362,16 @@ static void hostile_reconfigure_retires_units_in_flight(struct kunit *test)
 	glue_default_cfg(&cfg);
 	cfg.window = 3;		/* a protocol setting: a new session */
 	KUNIT_ASSERT_EQ(test, phyllo_link_configure(a, &cfg), 0);
-	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), -ECONNRESET);
-	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
+	/* the units no longer counted, and the end that took them, at once */
 	memset(&fs, 0, sizeof(fs));
 	phyllo_file_stats(fa, &fs);
 	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 0U);
+	KUNIT_EXPECT_EQ(test, fs.resets_unseen, 1U);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), -ECONNRESET);
+	KUNIT_EXPECT_EQ(test, phyllo_file_fsync(fa), 0);
+	phyllo_file_stats(fa, &fs);
+	KUNIT_EXPECT_EQ(test, fs.tx_unacked, 0U);
+	KUNIT_EXPECT_EQ(test, fs.resets_unseen, 0U);
 	glue_state(a, &st);
 	KUNIT_EXPECT_EQ(test, st.tx_reset_lost, 2U);
 	/* the new session works and fsync waits for it again */

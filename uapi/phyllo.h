@@ -255,7 +255,12 @@ struct phyllo_file_stats {
 	__u32 tx_unacked;	/* reliable units written, not yet acked */
 	__u32 rx_overrun;	/* 1 while it drops: fell behind, not yet drained */
 	__u32 recv_mode;	/* PHYLLO_RECV_* */
-	__u32 reserved[7];
+	/* session ends (resets, downs) this file has not yet been told of
+	 * by a read, a write or fsync: a unit it wrote that tx_unacked no
+	 * longer counts may have been lost to one (0 on kernels before it)
+	 */
+	__u32 resets_unseen;
+	__u32 reserved[6];
 };
 
 #define PHYLLO_IOC_MAGIC		0xBE

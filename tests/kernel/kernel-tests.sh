@@ -385,6 +385,19 @@ kc rmmod phyllo 2>/dev/null && fail "rmmod succeeded while attached"
 kc echo /dev/phyllo0 10 >/dev/null || fail "echo after refused rmmod"
 [ "$(cat /sys/class/phyllo/phyllo0/statistics/rx_units)" -ge 10 ] ||
 	fail "sysfs statistics/rx_units"
+if [ -n "$names" ]; then
+	# The far end stopped: the unit stays unacknowledged until a new
+	# window starts a new session and loses it, before the flush looks.
+	step "phyllo_flush() after a reset that lost the unit: ECONNRESET, not 0"
+	kill -STOP "$peer"
+	"$names" --flush-lost /dev/phyllo0 $cfg/window 3 >$tmp/flush.out 2>&1
+	r=$?
+	kill -CONT "$peer"
+	step "$(cat $tmp/flush.out)"
+	[ $r = 0 ] || fail "phyllo_flush after the unit was lost"
+	echo 4 >$cfg/window || fail "config/window back to 4"
+	kc echo /dev/phyllo0 10 >/dev/null || fail "echo after the lost unit"
+fi
 detach
 
 step "an unprivileged user may not attach"

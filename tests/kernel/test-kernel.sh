@@ -20,7 +20,7 @@ gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/core" -I"$repo/uapi" \
 # the named-link phase: libphyllo (a program on it, and the shared
 # library under the Python package)
 make --no-print-directory -s -C "$repo" BUILD="$build" libphyllo
-gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/userspace/include" \
+gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/userspace/include" -I"$repo/uapi" \
 	"$here/phyllo-names.c" "$build/host/libphyllo.a" -o "$build/host/phyllo-names" -ljansson -lm
 log=$build/test-kernel.log
 rm -rf "$build/uml-run"

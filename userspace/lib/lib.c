@@ -425,6 +425,8 @@ int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 	 * POLLOUT says only that the tty takes bytes (nearly always), and a
 	 * caller retrying at each wake-up would spin.
 	 */
+	if (!ret && !(flags & PHYLLO_MSG_UNRELIABLE))
+		h->unflushed = true;
 	if (ret == -EAGAIN && h->t->kind == PHYLLO_TRANSPORT_KERNEL) {
 		h->want_out = true;
 		phyllo_lib_io_events(h, EPOLLIN | EPOLLOUT);
@@ -475,17 +477,22 @@ int phyllo_publish_json(struct phyllo *h, const char *topic, const char *json,
 /*
  * A session that ends (a reset, or a named link going down) while units
  * are unacknowledged loses them, and the unit count just drops to 0: so
- * a flush that saw units in flight and then the session end returns
- * -ECONNRESET, not 0 (it may say so of units acknowledged just before the
- * end; it never says 0 of one lost).
+ * a flush that saw units in flight, or follows a send, and then the
+ * session end returns -ECONNRESET, not 0 (it may say so of units
+ * acknowledged just before the end; it never says 0 of one lost). The
+ * end is seen in two ways: a read here reported it, or the kernel says,
+ * with the count that dropped, that it has not told this file yet (the
+ * reset may come between this loop's read and its count, or the reads
+ * may be stopped by a full queue or an earlier event not yet taken).
  */
 int phyllo_flush(struct phyllo *h, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
 	uint32_t ends = h->resets + h->downs;
 	int ret = h->t->in_flight(h);
-	bool pending = ret > 0;
+	bool pending = ret > 0 || h->unflushed;
 
+	h->unflushed = false;
 	if (ret < 0)
 		return ret;
 	for (;;) {
@@ -495,7 +502,7 @@ int phyllo_flush(struct phyllo *h, int timeout_ms)
 		ret = h->t->in_flight(h);
 		if (ret < 0)
 			return ret;
-		if (pending && h->resets + h->downs != ends)
+		if (pending && (h->resets + h->downs != ends || h->ends_unseen))
 			return -ECONNRESET;
 		if (ret == 0)
 			return 0;

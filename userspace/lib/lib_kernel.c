@@ -248,6 +248,8 @@ static int k_in_flight(struct phyllo *h)
 		return 0;
 	if (ioctl(h->io_fd, PHYLLO_IOC_GET_FILE_STATS, &fs))
 		return -errno;
+	/* taken together: a unit retired as lost comes with its reset */
+	h->ends_unseen = fs.resets_unseen;
 	return (int)fs.tx_unacked;
 }
 
