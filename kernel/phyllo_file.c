@@ -105,6 +105,8 @@ struct phyllo_file *phyllo_file_open(struct phyllo_link *link, bool admin,
 	link->nfiles_cls[pf->cls]++;
 	pf->reset_gen = link->reset_gen;
 	list_add_tail(&pf->node, &link->files);
+	/* a new tty's link waited for a reader (or a name): here is one */
+	phyllo_link_speak_locked(link);
 	mutex_unlock(&link->lock);
 	*err = 0;
 	return pf;

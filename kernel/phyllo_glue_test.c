@@ -2934,8 +2934,11 @@ static int glue_reads(struct phyllo_file *pf, int *out, int max)
 	return n;
 }
 
-/* A tty's own link as the line discipline starts it: published, its SYN out. */
-static struct phyllo_link *glue_fresh(struct kunit *test)
+/*
+ * A tty's own link as the line discipline starts it: published, quiet for
+ * quiet_ms (phyllo_link_quiet()), else its SYN out.
+ */
+static struct phyllo_link *glue_fresh_quiet(struct kunit *test, u32 quiet_ms)
 {
 	struct phyllo_link_config cfg;
 	struct phyllo_link *fresh;
@@ -2945,8 +2948,15 @@ static struct phyllo_link *glue_fresh(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(fresh));
 	fresh->clock = glue_clock;
 	KUNIT_ASSERT_EQ(test, phyllo_chrdev_add(fresh, NULL), 0);
+	phyllo_link_quiet(fresh, quiet_ms);
 	glue_kick(fresh);
 	return fresh;
+}
+
+/* The same, not quiet: its SYN goes out at once. */
+static struct phyllo_link *glue_fresh(struct kunit *test)
+{
+	return glue_fresh_quiet(test, 0);
 }
 
 /* fresh's tty moved to the down link of name, as phyllo_ldisc_attach() does */
@@ -3047,6 +3057,133 @@ static void names_attach_after_an_open_handshake_starts_anew(struct kunit *test)
 	glue_stats(b, &after);
 	KUNIT_EXPECT_EQ(test, after.sessions - before.sessions, 1U);
 	KUNIT_EXPECT_EQ(test, a->stack.arq.state, PHYLLO_ARQ_OPEN);
+}
+
+/* Bytes on a link's wire, not yet taken. */
+static unsigned int glue_wire_len(struct phyllo_link *link)
+{
+	unsigned int n;
+
+	mutex_lock(&link->lock);
+	n = kfifo_len(&link->txfifo);
+	mutex_unlock(&link->lock);
+	return n;
+}
+
+/*
+ * The hole between TIOCSETD and PHYLLO_IOC_TTY_ATTACH: a board that was
+ * waiting (b, connecting, a unit queued) meets the tty's new link first.
+ * Quiet, that link answers nothing, so the board opens no session with
+ * it and has no unit acknowledged that no file gets: its unit goes in
+ * the named link's session, and is read there.
+ */
+static void names_quiet_fresh_link_opens_no_session(struct kunit *test)
+{
+	struct phyllo_link *a = glue_named(test, 0, "board-1");
+	struct phyllo_file *fa = glue_file(test, 0, a);
+	struct phyllo_link *b, *fresh;
+	struct phyllo_link_stats st;
+	struct phyllo_file *fb;
+	int seen[8], n, i, units = 0;
+
+	phyllo_link_down(a);
+	b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);	/* its SYN queued */
+	fb = glue_file(test, 1, b);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 1, 5), 5);
+	fresh = glue_fresh_quiet(test, 1000);
+	glue_pump(fresh, b);
+	KUNIT_EXPECT_TRUE(test, fresh->quiet);
+	KUNIT_EXPECT_GT(test, fresh->quiet_len, 0);
+	KUNIT_EXPECT_EQ(test, glue_wire_len(fresh), 0U);
+	KUNIT_EXPECT_EQ(test, fresh->stack.stats.rx_frames, 0U);
+	KUNIT_EXPECT_NE(test, b->stack.arq.state, PHYLLO_ARQ_OPEN);
+	glue_move(test, fresh, a, "board-1");
+	for (i = 0; i < 5; i++)
+		glue_pump_wait(a, b);
+	KUNIT_ASSERT_EQ(test, b->stack.arq.state, PHYLLO_ARQ_OPEN);
+	KUNIT_EXPECT_EQ(test, b->stack.arq.tx_count, 0);	/* acknowledged */
+	glue_stats(b, &st);
+	KUNIT_EXPECT_EQ(test, st.sessions, 1U);
+	KUNIT_EXPECT_EQ(test, st.tx_reset_lost, 0U);
+	n = glue_reads(fa, seen, ARRAY_SIZE(seen));
+	for (i = 0; i < n; i++)
+		if (seen[i] > 0)
+			units |= 1 << seen[i];
+	KUNIT_EXPECT_EQ(test, units, 0x2);	/* and read */
+}
+
+/*
+ * A quiet link speaks at its first open, the bytes it kept first: the
+ * board's SYN is answered, both open, and a unit goes through.
+ */
+static void link_quiet_speaks_at_first_open(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link *q = glue_fresh_quiet(test, 1000);
+	struct phyllo_file *fq;
+	u8 out[PHYLLO_UNIT_MAX];
+
+	ctx->link[0] = q;	/* the case's exit ends it */
+	glue_pump_one(b, q);
+	KUNIT_EXPECT_EQ(test, glue_wire_len(q), 0U);
+	glue_advance(500);
+	glue_kick(q);
+	KUNIT_EXPECT_TRUE(test, q->quiet);
+	KUNIT_EXPECT_EQ(test, glue_wire_len(q), 0U);
+	fq = glue_file(test, 0, q);
+	KUNIT_EXPECT_FALSE(test, q->quiet);
+	KUNIT_EXPECT_EQ(test, q->quiet_len, 0);
+	KUNIT_EXPECT_GT(test, glue_wire_len(q), 0U);	/* SYN, SYN|ACK */
+	glue_pump_wait(q, b);
+	KUNIT_EXPECT_EQ(test, q->stack.arq.state, PHYLLO_ARQ_OPEN);
+	KUNIT_EXPECT_EQ(test, b->stack.arq.state, PHYLLO_ARQ_OPEN);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 7, 5), 5);
+	glue_pump_wait(q, b);
+	KUNIT_EXPECT_EQ(test, glue_recv(fq, out, sizeof(out)), 5);
+	KUNIT_EXPECT_EQ(test, out[1], 7);
+}
+
+/*
+ * Nobody opens it nor names it (ldattach alone): it speaks once its
+ * quiet_ms have passed, and then as any link with no file open (units
+ * acknowledged and counted unclaimed). More bytes than it keeps end the
+ * quiet at once.
+ */
+static void link_quiet_ends_after_its_time_or_a_flood(struct kunit *test)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	struct phyllo_file *fb = glue_file(test, 1, b);
+	struct phyllo_link *q = glue_fresh_quiet(test, 1000);
+	struct phyllo_link *r;
+	struct phyllo_link_stats st;
+	u8 zeros[sizeof(q->quiet_buf)] = { 0 };
+
+	ctx->link[0] = q;
+	glue_pump_one(b, q);
+	glue_advance(999);
+	glue_kick(q);
+	KUNIT_EXPECT_TRUE(test, q->quiet);
+	KUNIT_EXPECT_EQ(test, glue_wire_len(q), 0U);
+	glue_advance(1);
+	glue_kick(q);
+	KUNIT_EXPECT_FALSE(test, q->quiet);
+	glue_pump_wait(q, b);
+	KUNIT_EXPECT_EQ(test, q->stack.arq.state, PHYLLO_ARQ_OPEN);
+	KUNIT_EXPECT_EQ(test, glue_send(fb, 0x10, 1, 5), 5);
+	glue_pump_wait(q, b);
+	glue_stats(q, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_unclaimed, 1U);
+
+	r = glue_fresh_quiet(test, 1000);
+	ctx->link[2] = r;
+	phyllo_link_receive(r, zeros, NULL, sizeof(zeros) - 1);
+	KUNIT_EXPECT_TRUE(test, r->quiet);
+	phyllo_link_receive(r, zeros, NULL, 2);
+	KUNIT_EXPECT_FALSE(test, r->quiet);
+	KUNIT_EXPECT_GT(test, glue_wire_len(r), 0U);	/* its SYN */
 }
 
 /*
@@ -3522,6 +3659,9 @@ static struct kunit_case names_cases[] = {
 	KUNIT_CASE(names_attach_gives_the_board_one_session),
 	KUNIT_CASE(names_attach_after_an_open_handshake_starts_anew),
 	KUNIT_CASE(names_attach_ignores_the_boards_stale_syn),
+	KUNIT_CASE(names_quiet_fresh_link_opens_no_session),
+	KUNIT_CASE(link_quiet_speaks_at_first_open),
+	KUNIT_CASE(link_quiet_ends_after_its_time_or_a_flood),
 	KUNIT_CASE(names_unacked_units_lost_as_at_a_reset),
 	KUNIT_CASE(names_blocked_writer_and_reader_carry_over),
 	KUNIT_CASE(names_busy_and_other_names),

@@ -69,6 +69,17 @@ static uint ack_delay_ms = 4;
 module_param(ack_delay_ms, uint, 0444);
 MODULE_PARM_DESC(ack_delay_ms, "a new link's delay of a pure ACK");
 
+/*
+ * A new tty's link sends nothing for up to quiet_ms, until a file opens
+ * it or PHYLLO_IOC_TTY_ATTACH names or moves it: the time `phyllo attach
+ * --name` takes between TIOCSETD and its ioctl, in which the link would
+ * otherwise open a session with the board and acknowledge units that no
+ * file gets. What arrives meanwhile is kept and taken in after.
+ */
+static uint quiet_ms = 1000;
+module_param(quiet_ms, uint, 0444);
+MODULE_PARM_DESC(quiet_ms, "ms a new tty's link waits for a reader or a name before its handshake (0 none)");
+
 static uint max_retries;
 module_param(max_retries, uint, 0444);
 MODULE_PARM_DESC(max_retries, "a new link's timeouts before a session is lost (0 never)");
@@ -165,6 +176,7 @@ static int phyllo_ldisc_open(struct tty_struct *tty)
 	RCU_INIT_POINTER(chan->link, link);
 	tty->disc_data = chan;
 	tty->receive_room = 65536;
+	phyllo_link_quiet(link, quiet_ms);
 	phyllo_link_start(link, tty);
 	return 0;
 
@@ -342,6 +354,8 @@ static int phyllo_ldisc_attach(struct tty_struct *tty, struct phyllo_chan *chan,
 	mutex_lock(&chan->lock);
 	cur = phyllo_chan_link(chan);
 	ret = cur ? phyllo_name_attach(cur, req.name, &next) : -ENODEV;
+	if (!ret && next == cur)
+		phyllo_link_speak(cur);
 	if (!ret && next != cur) {
 		phyllo_chan_release(chan);
 		rcu_assign_pointer(chan->link, next);
@@ -406,6 +420,8 @@ static int __init phyllo_init(void)
 
 	phyllo_config_default(&cfg);
 	bad = phyllo_config_invalid(&cfg);
+	if (!bad && quiet_ms > PHYLLO_QUIET_MS_MAX)
+		bad = "quiet_ms";
 	if (bad) {
 		pr_err("phyllo: module parameter %s out of range (see modinfo phyllo, phyllo(4))\n",
 		       bad);

@@ -369,6 +369,26 @@ void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty)
 	mutex_unlock(&link->lock);
 }
 
+static void phyllo_link_unquiet_locked(struct phyllo_link *link);
+
+/*
+ * A link the line discipline just made keeps quiet for up to ms (0: not
+ * at all) before it starts its handshake: see struct phyllo_link. Only
+ * a session with a handshake needs it; other presets open none.
+ */
+void phyllo_link_quiet(struct phyllo_link *link, u32 ms)
+{
+	mutex_lock(&link->lock);
+	if (ms && link->stack.preset == PHYLLO_PRESET_STANDARD &&
+	    link->stack.arq.cfg.handshake) {
+		link->quiet = true;
+		link->quiet_until = phyllo_link_now(link) + ms;
+		link->quiet_len = 0;
+	}
+	mutex_unlock(&link->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_quiet);
+
 /* Hangup or detach: no more I/O; wake every sleeper to see it. */
 void phyllo_link_kill(struct phyllo_link *link)
 {
@@ -727,6 +747,20 @@ void phyllo_link_kick_locked(struct phyllo_link *link)
 	lockdep_assert_held(&link->lock);
 	if (link->dead || link->down)
 		return;
+	if (link->quiet) {
+		u32 now = phyllo_link_now(link);
+
+		if (!phyllo_time_reached(now, link->quiet_until)) {
+			u64 ns = (u64)(link->quiet_until - now) * NSEC_PER_MSEC;
+
+			if (link->tty)
+				hrtimer_start_range_ns(&link->timer, ns,
+						       NSEC_PER_MSEC,
+						       HRTIMER_MODE_REL);
+			return;
+		}
+		phyllo_link_unquiet_locked(link);	/* nobody claimed it */
+	}
 	/*
 	 * The peer is asked again (a NAK) for a refused unit at once when
 	 * no file holds it: a hold whose budget ran out (the holders that
@@ -820,8 +854,64 @@ static void phyllo_link_received_locked(struct phyllo_link *link)
 }
 
 /*
+ * The quiet ends: what arrived meanwhile goes to the stack first, in
+ * order, without letting the lock go (so no later byte overtakes it),
+ * from a copy (quiet_buf is the transmit path's bounce buffer). The
+ * caller kicks.
+ */
+static void phyllo_link_unquiet_locked(struct phyllo_link *link)
+{
+	u8 kept[sizeof(link->quiet_buf)];
+	size_t done = 0, n = link->quiet_len;
+	int units;
+
+	lockdep_assert_held(&link->lock);
+	if (!link->quiet)
+		return;
+	link->quiet = false;
+	link->quiet_len = 0;
+	memcpy(kept, link->quiet_buf, n);
+	while (done < n && !link->dead && !link->down) {
+		units = 0;
+		done += phyllo_link_feed_locked(link, kept + done, n - done,
+						&units);
+	}
+}
+
+/* A file opened, or the link was named: it speaks now. */
+void phyllo_link_speak_locked(struct phyllo_link *link)
+{
+	lockdep_assert_held(&link->lock);
+	if (!link->quiet)
+		return;
+	phyllo_link_unquiet_locked(link);
+	phyllo_link_received_locked(link);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_speak_locked);
+
+void phyllo_link_speak(struct phyllo_link *link)
+{
+	mutex_lock(&link->lock);
+	phyllo_link_speak_locked(link);
+	mutex_unlock(&link->lock);
+}
+EXPORT_SYMBOL_IF_KUNIT(phyllo_link_speak);
+
+/* No byte flagged bad (a tty passes no flags, or TTY_NORMAL's). */
+static bool phyllo_link_all_normal(const char *fp, size_t count)
+{
+	size_t i;
+
+	for (i = 0; fp && i < count; i++)
+		if (fp[i] != TTY_NORMAL)
+			return false;
+	return true;
+}
+
+/*
  * Bytes from the tty; bytes it flags as bad are counted and skipped. The
- * lock is let go after every phyllo_link_rx_batch() units.
+ * lock is let go after every phyllo_link_rx_batch() units. A quiet link
+ * keeps them for later (struct phyllo_link).
  */
 void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 			 const char *fp, size_t count)
@@ -830,6 +920,15 @@ void phyllo_link_receive(struct phyllo_link *link, const u8 *cp,
 	int units = 0;
 
 	mutex_lock(&link->lock);
+	if (link->quiet && phyllo_link_all_normal(fp, count) &&
+	    count <= sizeof(link->quiet_buf) - link->quiet_len) {
+		memcpy(link->quiet_buf + link->quiet_len, cp, count);
+		link->quiet_len += count;
+		mutex_unlock(&link->lock);
+		return;
+	}
+	/* bytes flagged bad, or more than a quiet link keeps: it speaks */
+	phyllo_link_unquiet_locked(link);
 	while (count && !link->dead && !link->down) {
 		for (run = 0; run < count; run++)
 			if (fp && fp[run] != TTY_NORMAL)

@@ -107,6 +107,9 @@ struct phyllo_hold {
 	bool on;			/* the link refuses a unit for this class */
 };
 
+/* The longest quiet the module parameter allows (a minute). */
+#define PHYLLO_QUIET_MS_MAX	60000
+
 struct phyllo_link {
 	struct kref ref;
 	struct mutex lock;		/* everything below, see above */
@@ -120,6 +123,17 @@ struct phyllo_link {
 	bool down;
 	u32 down_since;
 	u32 downs;
+	/*
+	 * A link a tty's line discipline just made is quiet until a file
+	 * opens it, it is named or moved (PHYLLO_IOC_TTY_ATTACH), or
+	 * quiet_until passes: it sends nothing and keeps what arrives in
+	 * quiet_buf, fed to the stack when it speaks (phyllo_link_speak()).
+	 * So it opens no session that the named link it is about to become,
+	 * or be replaced by, would not have: no unit acknowledged, unread.
+	 */
+	bool quiet;
+	u16 quiet_len;
+	u32 quiet_until;
 	/* the registry's (phyllo_units_lock): "" unless named; a tty is
 	 * being moved to this down link
 	 */
@@ -146,7 +160,13 @@ struct phyllo_link {
 	u64 core64[PHYLLO_STATS_FIELDS];
 	u32 core_seen[PHYLLO_STATS_FIELDS];
 	DECLARE_KFIFO_PTR(txfifo, u8);
-	u8 bounce[PHYLLO_WIRE_MAX];	/* fifo -> tty staging */
+	union {
+		u8 bounce[PHYLLO_WIRE_MAX];	/* fifo -> tty staging */
+		/* while quiet, when nothing is sent: what came (a SYN or
+		 * two; more ends the quiet at once)
+		 */
+		u8 quiet_buf[PHYLLO_WIRE_MAX];
+	};
 	struct work_struct work;
 	struct hrtimer timer;
 	wait_queue_head_t wwait;	/* writers, fsync and EPOLLOUT */
@@ -267,6 +287,9 @@ u32 phyllo_link_now(struct phyllo_link *link);
 void phyllo_link_get(struct phyllo_link *link);
 void phyllo_link_put(struct phyllo_link *link);
 void phyllo_link_start(struct phyllo_link *link, struct tty_struct *tty);
+void phyllo_link_quiet(struct phyllo_link *link, u32 ms);
+void phyllo_link_speak(struct phyllo_link *link);
+void phyllo_link_speak_locked(struct phyllo_link *link);
 void phyllo_link_kill(struct phyllo_link *link);
 void phyllo_link_down(struct phyllo_link *link);
 void phyllo_link_up(struct phyllo_link *link, struct tty_struct *tty);

@@ -115,6 +115,7 @@ insmod_refused() {
 insmod_refused window=9 "module parameter window out of range"
 insmod_refused rxq_stall_ms=4294967295 "module parameter rxq_stall_ms out of range"
 insmod_refused rxq_link_bytes=1000 "module parameter rxq_link_bytes out of range"
+insmod_refused quiet_ms=60001 "module parameter quiet_ms out of range"
 grep -q "^phyllo " /proc/tty/ldiscs && fail "a refused load registered a line discipline"
 
 n=0
