@@ -82,7 +82,7 @@ CHECK_FAST := test-userspace fuzz-short test-core core-avr test-lib test-python 
 CHECK_SIM := firmware test-firmware test-python-uno test-uno
 CHECK_KERNEL := test-guest-attach module upstream kunit test-kernel test-qemu \
 	test-storm-short test-bridge-guest test-capture-kernel
-CHECK_SYSTEM := test-hotplug-short test-dkms demo-short bench-short test-bridge \
+CHECK_SYSTEM := test-hotplug-short test-dkms-short demo-short bench-short test-bridge \
 	test-bridge-rabbitmq-short test-bridge-deb test-packages
 CHECK_TIERS := $(CHECK_FAST) $(CHECK_SIM) $(CHECK_KERNEL) $(CHECK_SYSTEM)
 # Each test a fragment adds to CHECK_TARGETS is in one tier, and only those.

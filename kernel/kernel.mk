@@ -19,14 +19,14 @@
 #                1,000 units through /dev/phyllo0 via ttyS1 (ttyS0, a PCI
 #                16550, on ARM); in the arm64 guests the static aarch64
 #                phyllo tool ($(BUILD)/arm64/phyllo) attaches, lists, detaches
-#   test-dkms    the phyllo-dkms package in a Debian 12 guest with systemd:
-#                DKMS builds for 6.1 and, on installing it, 6.12; after a
-#                reboot into 6.12, 1,000 units; apt remove. The longest
-#                part of check (two TCG boots, DKMS compiling the module
-#                in each), so it runs last of the kernel tests
-#   test-dkms-short  (not in check; a minute, for working on the package)
-#                the package's contents, and dkms.conf's MAKE line run as
-#                DKMS runs it against 6.1's and 6.12's headers
+#   test-dkms    (not in check: two TCG boots, DKMS compiling the module
+#                in each) the phyllo-dkms package in a Debian 12 guest
+#                with systemd: DKMS builds for 6.1 and, on installing it,
+#                6.12; after a reboot into 6.12, 1,000 units; apt remove
+#   test-dkms-short  (in check) the package's contents, and dkms.conf's
+#                MAKE line run as DKMS runs it against 6.1's and 6.12's
+#                headers on the host; then one boot of the guest: apt
+#                install (DKMS builds for 6.1), 1,000 units, apt remove
 #   upstream     the driver as a patch series against linux-source-6.12
 #                (build/upstream/series/, scripts/upstream.sh): git am
 #                one patch at a time, each checkpatch --strict clean and
@@ -40,7 +40,7 @@ KERNELS ?= 6.1 6.12 unstable $(ARM_KERNELS)
 ARM_TOOL := $(if $(filter arm64-%,$(KERNELS)),$(BUILD)/arm64/phyllo)
 KUNIT_KERNELS ?= 6.1 6.12
 
-CHECK_TARGETS += module upstream kunit test-kernel test-qemu test-dkms
+CHECK_TARGETS += module upstream kunit test-kernel test-qemu test-dkms-short
 
 .PHONY: module kunit test-kernel test-qemu test-dkms test-dkms-short upstream upstream-boot
 
@@ -74,9 +74,10 @@ test-dkms: $(HOST)/phyllo
 	@scripts/deps.sh dkms kernels
 	tests/dkms/test-dkms.sh $(BUILD) 1000
 
-test-dkms-short:
+test-dkms-short: $(HOST)/phyllo
 	@scripts/deps.sh dkms kernels qemu
 	tests/dkms/dkms-short.sh $(BUILD) 6.1 6.12
+	SHORT=1 tests/dkms/test-dkms.sh $(BUILD) 1000
 
 upstream:
 	@scripts/deps.sh kernel kernels

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# dkms-short.sh BUILDDIR [KERNEL...] - the short form of make test-dkms, in
-# make check: build phyllo-dkms (scripts/deb.sh) and check, without a guest, that
+# dkms-short.sh BUILDDIR [KERNEL...] - the host half of make
+# test-dkms-short (in make check; its guest half is test-dkms.sh with
+# SHORT=1): build phyllo-dkms (scripts/deb.sh) and check, without a guest, that
 #  1. it ships dkms.conf with the version filled in, the module's sources
 #     under /usr/src/phyllo-<version>/ and /usr/include/linux/phyllo.h;
 #  2. dkms.conf's MAKE line, run as DKMS runs it (the sources copied to
