@@ -3113,21 +3113,36 @@ static void names_quiet_fresh_link_opens_no_session(struct kunit *test)
 }
 
 /*
+ * A board (link 1, a file on it, connecting: its SYN queued) and a quiet
+ * tty's link (link 0) that got the board's SYN and sent nothing.
+ */
+static struct phyllo_link *glue_quiet_meets_board(struct kunit *test,
+						  struct phyllo_link **b,
+						  struct phyllo_file **fb)
+{
+	struct glue_ctx *ctx = test->priv;
+	struct phyllo_link *q;
+
+	*b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
+	*fb = glue_file(test, 1, *b);
+	q = glue_fresh_quiet(test, 1000);
+	ctx->link[0] = q;	/* the case's exit ends it */
+	glue_pump_one(*b, q);
+	KUNIT_EXPECT_EQ(test, glue_wire_len(q), 0U);
+	return q;
+}
+
+/*
  * A quiet link speaks at its first open, the bytes it kept first: the
  * board's SYN is answered, both open, and a unit goes through.
  */
 static void link_quiet_speaks_at_first_open(struct kunit *test)
 {
-	struct glue_ctx *ctx = test->priv;
-	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
-	struct phyllo_file *fb = glue_file(test, 1, b);
-	struct phyllo_link *q = glue_fresh_quiet(test, 1000);
-	struct phyllo_file *fq;
+	struct phyllo_link *b, *q;
+	struct phyllo_file *fb, *fq;
 	u8 out[PHYLLO_UNIT_MAX];
 
-	ctx->link[0] = q;	/* the case's exit ends it */
-	glue_pump_one(b, q);
-	KUNIT_EXPECT_EQ(test, glue_wire_len(q), 0U);
+	q = glue_quiet_meets_board(test, &b, &fb);
 	glue_advance(500);
 	glue_kick(q);
 	KUNIT_EXPECT_TRUE(test, q->quiet);
@@ -3154,15 +3169,12 @@ static void link_quiet_speaks_at_first_open(struct kunit *test)
 static void link_quiet_ends_after_its_time_or_a_flood(struct kunit *test)
 {
 	struct glue_ctx *ctx = test->priv;
-	struct phyllo_link *b = glue_link(test, 1, PHYLLO_CFG_STANDARD, 0);
-	struct phyllo_file *fb = glue_file(test, 1, b);
-	struct phyllo_link *q = glue_fresh_quiet(test, 1000);
-	struct phyllo_link *r;
+	struct phyllo_link *b, *q, *r;
 	struct phyllo_link_stats st;
+	struct phyllo_file *fb;
 	u8 zeros[sizeof(q->quiet_buf)] = { 0 };
 
-	ctx->link[0] = q;
-	glue_pump_one(b, q);
+	q = glue_quiet_meets_board(test, &b, &fb);
 	glue_advance(999);
 	glue_kick(q);
 	KUNIT_EXPECT_TRUE(test, q->quiet);
