@@ -425,8 +425,10 @@ int phyllo_send(struct phyllo *h, uint8_t type, const void *payload, size_t len,
 	 * POLLOUT says only that the tty takes bytes (nearly always), and a
 	 * caller retrying at each wake-up would spin.
 	 */
-	if (!ret && !(flags & PHYLLO_MSG_UNRELIABLE))
+	if (!ret && !(flags & PHYLLO_MSG_UNRELIABLE) && !h->unflushed) {
 		h->unflushed = true;
+		h->unflushed_ends = h->resets + h->downs;
+	}
 	if (ret == -EAGAIN && h->t->kind == PHYLLO_TRANSPORT_KERNEL) {
 		h->want_out = true;
 		phyllo_lib_io_events(h, EPOLLIN | EPOLLOUT);
@@ -480,15 +482,17 @@ int phyllo_publish_json(struct phyllo *h, const char *topic, const char *json,
  * a flush that saw units in flight, or follows a send, and then the
  * session end returns -ECONNRESET, not 0 (it may say so of units
  * acknowledged just before the end; it never says 0 of one lost). The
- * end is seen in two ways: a read here reported it, or the kernel says,
- * with the count that dropped, that it has not told this file yet (the
- * reset may come between this loop's read and its count, or the reads
- * may be stopped by a full queue or an earlier event not yet taken).
+ * end is seen in two ways: a read reported it since the first send
+ * this flush covers (here, or the application's phyllo_recv() before
+ * the flush), or the kernel says, with the count that dropped, that it
+ * has not told this file yet (the reset may come between this loop's
+ * read and its count, or the reads may be stopped by a full queue or an
+ * earlier event not yet taken).
  */
 int phyllo_flush(struct phyllo *h, int timeout_ms)
 {
 	int64_t deadline = timeout_ms < 0 ? -1 : phyllo_lib_now_ms() + timeout_ms;
-	uint32_t ends = h->resets + h->downs;
+	uint32_t ends = h->unflushed ? h->unflushed_ends : h->resets + h->downs;
 	int ret = h->t->in_flight(h);
 	bool pending = ret > 0 || h->unflushed;
 

@@ -60,11 +60,12 @@ struct phyllo {
 	 * down (until the read that says it is up again) */
 	bool down_pending, down;
 	uint32_t resets, downs;
-	/* phyllo_flush(): a reliable unit was sent since the last flush;
+	/* phyllo_flush(): a reliable unit was sent since the last flush,
+	 * and the session ends read (resets + downs) at the first such send;
 	 * session ends the kernel has not told this file of yet (read with
 	 * its units in flight, lib_kernel.c; 0 on a tty) */
 	bool unflushed;
-	uint32_t ends_unseen;
+	uint32_t unflushed_ends, ends_unseen;
 	struct lib_sub subs[LIB_SUBS_MAX];
 	unsigned int n_subs;
 	struct lib_unit cur;		/* the unit phyllo_recv() returned */

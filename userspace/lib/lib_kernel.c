@@ -244,6 +244,7 @@ static int k_in_flight(struct phyllo *h)
 {
 	struct phyllo_file_stats fs;
 
+	h->ends_unseen = 0;
 	if (h->hungup)
 		return 0;
 	if (ioctl(h->io_fd, PHYLLO_IOC_GET_FILE_STATS, &fs))

@@ -534,6 +534,34 @@ static void lib_flush_over_a_reset_reports_the_loss(void)
 	phyllo_close(a);
 }
 
+/*
+ * The same loss, with the reset read by phyllo_recv() before the flush:
+ * the flush still says the unit may be lost, and once (a flush with
+ * nothing sent since has nothing to report).
+ */
+static void lib_flush_after_the_reset_was_read_reports_the_loss(void)
+{
+	struct phyllo *a, *b;
+	struct phyllo_message m;
+	int ret = -ETIMEDOUT, i, keep;
+
+	pair(&a, &b, NULL);
+	keep = dup(fds[1]);
+	phyllo_close(b);
+	PTEST_EXPECT_EQ(phyllo_publish_json(a, "t", "1", 0), 0);
+	PTEST_EXPECT_EQ(phyllo_open_fd(&b, dup(keep), NULL), 0);
+	for (i = 0; i < WAIT_MS / 5 && ret != -ECONNRESET; i++) {
+		phyllo_dispatch(b);
+		ret = phyllo_recv(a, &m, 5);
+	}
+	PTEST_EXPECT_EQ(ret, -ECONNRESET);
+	PTEST_EXPECT_EQ(phyllo_flush(a, 100), -ECONNRESET);
+	PTEST_EXPECT_EQ(phyllo_flush(a, 100), 0);
+	phyllo_close(b);
+	close(keep);
+	phyllo_close(a);
+}
+
 static void lib_open_refuses_what_is_no_tty(void)
 {
 	char dir[] = "/tmp/phyllo-test-XXXXXX", file[64];
@@ -936,6 +964,7 @@ static const struct ptest_case lib_cases[] = {
 	PTEST_CASE(lib_small_queue_holds_the_link_and_loses_nothing),
 	PTEST_CASE(lib_reset_and_hangup_are_reported),
 	PTEST_CASE(lib_flush_over_a_reset_reports_the_loss),
+	PTEST_CASE(lib_flush_after_the_reset_was_read_reports_the_loss),
 	PTEST_CASE(lib_open_refuses_what_is_no_tty),
 	PTEST_CASE(lib_pty_masters_side_by_side_slaves_locked),
 	PTEST_CASE(lib_json_helpers_keep_integers_and_reals_apart),
