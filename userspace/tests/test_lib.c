@@ -507,6 +507,17 @@ static void lib_reset_and_hangup_are_reported(void)
 	phyllo_close(a);
 }
 
+/* a sends a unit its far end never acknowledges: b restarts (a new
+ * handle on the same line, kept open by *keep) before it does */
+static void unit_then_restart(struct phyllo **a, struct phyllo **b, int *keep)
+{
+	pair(a, b, NULL);
+	*keep = dup(fds[1]);
+	phyllo_close(*b);
+	PTEST_EXPECT_EQ(phyllo_publish_json(*a, "t", "1", 0), 0);
+	PTEST_EXPECT_EQ(phyllo_open_fd(b, dup(*keep), NULL), 0);
+}
+
 /*
  * A unit unacknowledged when the far end restarts is lost with its
  * session: a flush that waited for it says so (-ECONNRESET), never 0,
@@ -518,11 +529,7 @@ static void lib_flush_over_a_reset_reports_the_loss(void)
 	struct phyllo_message m;
 	int ret = -ETIMEDOUT, i, keep;
 
-	pair(&a, &b, NULL);
-	keep = dup(fds[1]);
-	phyllo_close(b);
-	PTEST_EXPECT_EQ(phyllo_publish_json(a, "t", "1", 0), 0);
-	PTEST_EXPECT_EQ(phyllo_open_fd(&b, dup(keep), NULL), 0);
+	unit_then_restart(&a, &b, &keep);
 	for (i = 0; i < WAIT_MS / 5 && ret == -ETIMEDOUT; i++) {
 		phyllo_dispatch(b);
 		ret = phyllo_flush(a, 5);
@@ -545,11 +552,7 @@ static void lib_flush_after_the_reset_was_read_reports_the_loss(void)
 	struct phyllo_message m;
 	int ret = -ETIMEDOUT, i, keep;
 
-	pair(&a, &b, NULL);
-	keep = dup(fds[1]);
-	phyllo_close(b);
-	PTEST_EXPECT_EQ(phyllo_publish_json(a, "t", "1", 0), 0);
-	PTEST_EXPECT_EQ(phyllo_open_fd(&b, dup(keep), NULL), 0);
+	unit_then_restart(&a, &b, &keep);
 	for (i = 0; i < WAIT_MS / 5 && ret != -ECONNRESET; i++) {
 		phyllo_dispatch(b);
 		ret = phyllo_recv(a, &m, 5);
