@@ -104,6 +104,7 @@ struct bridge {
 	 * of the list began */
 	int64_t attempt_at;
 	bool attempt_dead;
+	bool attempt_said;		/* why it failed was said (an error logged) */
 	unsigned int broker_i, round_start;
 	int status_mid;
 	int exit_code;
@@ -271,6 +272,7 @@ static void on_connect(struct mosquitto *mq, void *obj, int rc, int flags,
 
 	(void)props;
 	if (rc) {
+		b->attempt_said = true;
 		say("the broker %s:%d refused the connection: %s", BROKER(b)->host, BROKER(b)->port,
 		    b->c.protocol == 5 ? mosquitto_reason_string(rc) : mosquitto_connack_string(rc));
 		if (auth_refusal(b, rc)) {
@@ -423,6 +425,8 @@ static void on_log(struct mosquitto *mq, void *obj, int level, const char *text)
 	(void)mq;
 	if (!(level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING)) && !b->verbose)
 		return;
+	if (level & MOSQ_LOG_ERR)
+		b->attempt_said = true;
 	if (!strcmp(text, b->last_log))	/* the same trouble at every retry */
 		return;
 	snprintf(b->last_log, sizeof(b->last_log), "%s", text);
@@ -503,21 +507,45 @@ static int mqtt_setup(struct bridge *b)
 	return 0;
 }
 
+/*
+ * Why an attempt that libmosquitto gave no reason for ended: a TLS
+ * session the broker closed or reset before this side could read its
+ * alert. In TLS 1.3 a broker checks the client's certificate after the
+ * client's half of the handshake is done; its "certificate required"
+ * alert and its close race the client's first write, and a reset loses
+ * the alert (libmosquitto then says only EPROTO, "Protocol error").
+ */
+static const char *attempt_unexplained(const struct bridge *b)
+{
+	if (!b->c.tls)
+		return "the connection closed before the broker answered";
+	if (!b->c.tls_cert_file[0])
+		return "the broker ended the TLS session without a reason this side "
+		       "could read; a broker that requires a client certificate does so "
+		       "when none is set (tls_cert_file, tls_key_file)";
+	return "the broker ended the TLS session without a reason this side could "
+	       "read (the broker's log says why)";
+}
+
 /* An attempt on the current broker; libmosquitto closes what is left of
  * the last one first. */
 static void mqtt_connect(struct bridge *b)
 {
 	const struct phyllo_bridge_broker *br = BROKER(b);
-	char text[300];
-	int rc;
+	char text[400];
+	int rc, err;
 
 	b->attempt_at = now_ms();
 	b->attempt_dead = false;
+	b->attempt_said = false;
 	rc = mosquitto_connect_async(b->mq, br->host, br->port, b->c.keepalive);
 	if (!rc)
 		return;
+	err = errno;
 	snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", br->host, br->port,
-		 rc == MOSQ_ERR_ERRNO ? strerror(errno) : mosquitto_strerror(rc));
+		 rc == MOSQ_ERR_ERRNO && err == EPROTO && !b->attempt_said ?
+		 attempt_unexplained(b) :
+		 rc == MOSQ_ERR_ERRNO ? strerror(err) : mosquitto_strerror(rc));
 	if (strcmp(text, b->last_log))
 		say("%s; retrying", text);
 	snprintf(b->last_log, sizeof(b->last_log), "%s", text);
@@ -535,7 +563,7 @@ static void attempt_check(struct bridge *b, int64_t now)
 	const struct phyllo_bridge_broker *br = BROKER(b);
 	int sock = mosquitto_socket(b->mq), err = 0;
 	socklen_t len = sizeof(err);
-	char text[300];
+	char text[400];
 
 	if (!b->attempt_at)
 		return;
@@ -544,11 +572,13 @@ static void attempt_check(struct bridge *b, int64_t now)
 	if (sock >= 0 && b->attempt_dead) {
 		getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &len);
 		snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", br->host,
-			 br->port, err ? strerror(err) : "the connection closed before the broker "
-			 "answered");
+			 br->port, err ? strerror(err) : attempt_unexplained(b));
 	} else if (sock >= 0) {
 		snprintf(text, sizeof(text), "no answer from the broker %s:%d in %u s", br->host,
 			 br->port, b->c.connect_timeout);
+	} else if (!b->attempt_said) {	/* closed by libmosquitto, which said nothing */
+		snprintf(text, sizeof(text), "cannot reach the broker %s:%d: %s", br->host,
+			 br->port, attempt_unexplained(b));
 	} else {
 		text[0] = '\0';	/* closed by libmosquitto, which said why */
 	}
