@@ -596,18 +596,34 @@ cycle() {
 	done
 }
 
-# trace_on: the kernel's session events (the module is loaded by now),
-# stamped with CLOCK_MONOTONIC, for the timing steps
+# trace_on: the kernel's session events and its frames out and in (the
+# module is loaded by now), stamped with CLOCK_MONOTONIC, for the timing
+# steps; a buffer large enough for a whole run's frames
 trace_on() {
 	tr=/sys/kernel/tracing
 	mountpoint -q $tr || mount -t tracefs none $tr 2>/dev/null
-	echo mono >$tr/trace_clock && echo 1 >$tr/events/phyllo/phyllo_session/enable ||
-		echo "guest hotplug: no phyllo_session trace events: no session step in the timing lines"
+	echo 8192 >$tr/buffer_size_kb
+	echo mono >$tr/trace_clock && echo 1 >$tr/events/phyllo/phyllo_session/enable &&
+		echo 1 >$tr/events/phyllo/phyllo_tx_frame/enable &&
+		echo 1 >$tr/events/phyllo/phyllo_rx_frame/enable &&
+		echo 1 >$tr/events/sched/sched_process_exec/enable ||
+		echo "guest hotplug: no phyllo trace events: no kernel steps in the timing lines"
+}
+# trace_first T0 UNIT EVENT PATTERN: the stamp of the first EVENT of
+# phyllo UNIT at or after T0 whose text matches PATTERN
+trace_first() {
+	grep -a ": phyllo$3: $2 $4" /sys/kernel/tracing/trace 2>/dev/null |
+		sed 's/.* \([0-9]*\.[0-9]*\): phyllo_.*/\1/' |
+		awk -v t0="$1" '$1 >= t0 { print; exit }'
 }
 # steps B TTY T0: where the time from the tty's uevent to the session
 # went, in ms from T0: udev done with the event, the attach unit's start
-# job begun and its process exec'd, the tty attached (its journal line),
-# the kernel's session open (trace event phyllo_session)
+# job begun, its process forked by PID1 and exec'd (the sandbox is set
+# up between; trace event sched_process_exec), the link's first frame
+# out (its SYN: attach's name ioctl ended its quiet start) and first
+# frame in (the board's answer), the kernel's session open (trace event
+# phyllo_session), attach's journal line (journald's stamp: it may come
+# after the others)
 steps() {
 	u=$(aunit "$2")
 	ud=$(sed -n "s|^UDEV *\[\([0-9.]*\)\] add .*/tty/$2 (tty)\$|\1|p" $o/udev.mon | tail -1)
@@ -618,15 +634,18 @@ steps() {
 	at=$(journalctl -q -b -u "$u" -o short-monotonic | grep " is /dev/phyllo" | tail -1 |
 		sed 's/^\[ *\([0-9.]*\)\].*/\1/')
 	un=$(basename "$(ldev "$1")")
-	op=$(grep -a " $un open session=" /sys/kernel/tracing/trace 2>/dev/null |
-		sed 's/.* \([0-9]*\.[0-9]*\): phyllo_session.*/\1/' |
-		awk -v t0="$3" '$1 >= t0 { print; exit }')
+	pid=$(systemctl show -p ExecMainPID --value "$u")
+	pe=$(grep -a "sched_process_exec: .* pid=$pid " /sys/kernel/tracing/trace 2>/dev/null |
+		sed 's/.* \([0-9]*\.[0-9]*\): sched_process_exec.*/\1/' | tail -1)
+	tx=$(trace_first "$3" "$un" _tx_frame "bytes=")
+	rx=$(trace_first "$3" "$un" _rx_frame "len=")
+	op=$(trace_first "$3" "$un" _session "open session=")
 	awk -v t0="$3" -v ud="$ud" -v job="$job" -v ex="$ex" -v at="$at" -v op="$op" -v b="$1" \
-		-v mp="$mp" -v mx="$mx" '
+		-v mp="$mp" -v mx="$mx" -v pe="$pe" -v tx="$tx" -v rx="$rx" '
 		function d(t) { return t == "" || t == 0 ? "-" : int((t - t0) * 1000) }
 		BEGIN { m = mp / 1e6 < t0 ? "not run (loaded)" : d(mp / 1e6) " to " d(mx / 1e6)
-			printf "timing steps %s: udev %s, modprobe@phyllo %s, unit job %s, exec %s, attached %s, session open %s\n",
-			b, d(ud), m, d(job / 1e6), d(ex / 1e6), d(at), d(op) }'
+			printf "timing steps %s: udev %s, modprobe@phyllo %s, unit job %s, forked %s, exec %s, first frame out %s, first frame in %s, session open %s, attach logged %s\n",
+			b, d(ud), m, d(job / 1e6), d(ex / 1e6), d(pe), d(tx), d(rx), d(op), d(at) }'
 }
 
 # stopped: systemctl stop detaches the ftdi's link (down, not gone);
