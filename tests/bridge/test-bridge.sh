@@ -396,8 +396,15 @@ usr1_until q1 queue_dropped 30	# the bridge has read all 80
 [ "$(stat_of q1 queue)" = 50 ] && [ "$(stat_of q1 queue_dropped)" = 30 ] &&
 	ok "broker away: 80 board messages, the queue holds 50, 30 dropped and counted" ||
 	bad "queue bound: queue $(stat_of q1 queue), dropped $(stat_of q1 queue_dropped)"
+wait_for "$dir/q1.err" "cannot reach the broker 127.0.0.1:$port: Connection refused; retrying" 100
 broker_start
 wait_for "$dir/q1.err" "connected to" 100
+# said once for all the retries (0.5 s to reconnect_max apart), and only
+# the reason there was: no line that the connection closed unanswered
+[ "$(grep -c "cannot reach the broker" "$dir/q1.err")" = 1 ] &&
+	grep -q "cannot reach the broker 127.0.0.1:$port: Connection refused; retrying" "$dir/q1.err" &&
+	ok "broker away: the bridge said why once (Connection refused), not at every retry" ||
+	bad "broker away: $(grep "cannot reach" "$dir/q1.err" | head -3)"
 mosquitto_sub -h 127.0.0.1 -p $port -q 1 -c -i subq -C 50 -W 15 -t phyllo/q1/t >"$dir/q.sub"
 seq 0 49 | sed 's/.*/{"n":&}/' >"$dir/q.want"
 cmp -s "$dir/q.want" "$dir/q.sub" && ok "broker back: the 50 queued messages delivered, in order, at QoS 1" ||

@@ -550,6 +550,7 @@ static void mqtt_connect(struct bridge *b)
 		say("%s; retrying", text);
 	snprintf(b->last_log, sizeof(b->last_log), "%s", text);
 	b->attempt_dead = true;
+	b->attempt_said = true;
 }
 
 /*
