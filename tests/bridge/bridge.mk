@@ -7,10 +7,10 @@
 #                      tests/bridge/test-bridge-uno.sh: the Uno firmware on
 #                      phyllo-simavr; tests/bridge/test-broker-loss.sh:
 #                      what mosquitto itself keeps at kill -9
-#                      tests/bridge/test-bridge-ops.sh: reconnect timed
-#                      after kill -9 (plain, TLS), a broker list with a
-#                      stuck broker, queued commands against a slow
-#                      broker, the status outside the ACL (exit 3);
+#                      tests/bridge/test-bridge-ops.sh: reconnect after
+#                      kill -9, its time printed (plain, TLS), a broker
+#                      list with a stuck broker, queued commands against
+#                      a slow broker, the status outside the ACL (exit 3);
 #                      tests/bridge/test-bridge-walk.sh: docs/bridge.md's
 #                      "From nothing to a working bridge" as written;
 #                      tests/bridge/test-bridge-netns.sh: two bridges in

@@ -102,9 +102,12 @@ t0=$(cs)
 i=0
 until [ "$(grep -c 'connected to' /tmp/b.err)" -ge 2 ] || [ $i -gt 300 ]; do sleep 0.05; i=$((i + 1)); done
 ms=$((($(cs) - t0) * 10))
-[ "$(grep -c 'connected to' /tmp/b.err)" -ge 2 ] && [ $ms -le 2500 ] &&
-	ok "$dev: broker killed (-9), started again 1 s later: the bridge back in about $ms ms" ||
-	bad "$dev: reconnect after kill -9 ($ms ms)"
+# the time is printed, not judged: under a loaded TCG it was 4 s once
+# (2026-12-06, load 10), and tests never assert on wall-clock time; the
+# wait above is a liveness bound
+[ "$(grep -c 'connected to' /tmp/b.err)" -ge 2 ] &&
+	ok "$dev: broker killed (-9), started again 1 s later: the bridge back (in about $ms ms)" ||
+	bad "$dev: no reconnect after kill -9 ($ms ms)"
 # 500 commands queued in the broker while the bridge is away, each echoed
 kill -TERM $bridge
 wait $bridge

@@ -5,9 +5,10 @@
 # mosquitto brokers started here (127.0.0.1, free ports, configurations
 # and databases in this run's scratch folder):
 #  1. the broker killed (-9) and started again 1 s later, plain and with
-#     TLS: the bridge connected again within 2 s of the broker listening
-#     (timed; with TLS libmosquitto 2.0 keeps the socket of an attempt that
-#     met a reset open, and the bridge used to wait a keepalive);
+#     TLS: the bridge connected again, the time from the broker listening
+#     printed (a figure, not a verdict: it stretches with the load; with
+#     TLS libmosquitto 2.0 keeps the socket of an attempt that met a reset
+#     open, and the bridge used to wait a keepalive, 30 s);
 #  2. `host` as a list: a first broker that takes the TCP connection and
 #     never answers is given up after connect_timeout, the second used;
 #     that one killed, the bridge moves back to the first once it answers;
@@ -65,7 +66,7 @@ mconf() {
 mkfifo "$dir/never"
 exec 7<>"$dir/never"	# the boards' stdin: open, never written
 
-# ---- 1. kill -9 and a restart 1 s later, timed ---------------------------
+# ---- 1. kill -9 and a restart 1 s later, the reconnect's time printed ----
 test_ca "$dir" || { echo "test-bridge-ops: openssl could not make the test CA" >&2; exit 1; }
 chmod 644 "$dir"/*.key
 board r
@@ -98,8 +99,11 @@ for kind in plain tls; do
 	done
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	echo "     $kind: connected again $ms ms after the broker listened"
-	[ $ms -le 2000 ] && ok "$kind: broker killed (-9), back after 1 s: the bridge connected again in $ms ms (at most 2,000)" ||
-		bad "$kind: reconnect after kill -9 took $ms ms"
+	# printed, not judged (tests never assert on wall-clock time: under
+	# load it stretches); the wait above is a liveness bound
+	[ "$(count "$dir/r.err" "connected to")" -ge 2 ] &&
+		ok "$kind: broker killed (-9), back after 1 s: the bridge connected again ($ms ms)" ||
+		bad "$kind: no reconnect after kill -9 ($ms ms)"
 	term r
 	kill $b1
 	wait $b1 2>/dev/null
