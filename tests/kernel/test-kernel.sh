@@ -25,7 +25,7 @@ gcc -std=gnu11 -Wall -Wextra -Werror -Wundef -O2 -I"$repo/userspace/include" -I"
 log=$build/test-kernel.log
 rm -rf "$build/uml-run"
 start=$(date +%s)
-timeout 2400 "$uml/linux" mem=512M console=tty log_buf_len=4M rootfstype=hostfs rootflags=/ rw \
+timeout 2400 "$uml/linux" mem=512M console=tty log_buf_len=4M root=hostfs rootfstype=hostfs rootflags=/ rw \
 	init="$here/uml-init.sh" PHYLLO_TESTS="$here" \
 	PHYLLO_KO="$build/kmod/uml/phyllo.ko" PHYLLO_TOOL="$build/host/phyllo" \
 	PHYLLO_KCLIENT="$build/host/phyllo-kclient" PHYLLO_SCRATCH="$build/uml-run" \
