@@ -5,8 +5,9 @@
 # busybox initramfs holding phyllo.ko (built from the working tree as it is
 # now), ldattach, the phyllo tool, the replug storm and the storm;
 # storm-init.sh runs them.
-# The firmware is qboot: its MP table lists every CPU (SeaBIOS's lists one
-# and the kernel has no ACPI), and the guest must report 4.
+# The firmware is qboot (it boots in a blink); its ACPI tables list every
+# CPU, and the guest must report 4, and give the kernel its clocks, the
+# PM timer and the HPET (storm.config says why), which the log must show.
 # Passes when the guest says "STORM-RESULT: PASS", the kernel says its
 # sanitizer is on, and the whole console log passes storm-check.sh (which
 # must first fail on a log with a report and pass on one without);
@@ -97,6 +98,8 @@ grep -aq "^STORM-RESULT: PASS" "$log" || ok=0
 [ "$replug" = 0 ] || grep -aq "^replug: PASS: $replug cycles" "$log" ||
 	{ echo "test-storm: no \"replug: PASS: $replug cycles\" in the log" >&2; ok=0; }
 grep -aq "^storm-guest: 4 cpus" "$log" || { echo "test-storm: the guest did not see 4 CPUs" >&2; ok=0; }
+grep -aq "ACPI: PM-Timer IO Port" "$log" ||
+	{ echo "test-storm: the guest found no ACPI PM timer (its clocks would follow the vCPUs)" >&2; ok=0; }
 case $san in
 kasan) on='KernelAddressSanitizer initialized' ;;
 *) on='kcsan: enabled early' ;;
