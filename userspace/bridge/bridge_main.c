@@ -134,22 +134,31 @@ static int64_t now_ms(void)
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
+	static const char prefix[] = "phyllo-bridge: ";
 	char line[1024];
+	/* the prefix, each byte as up to 4, the newline */
+	char out[sizeof(prefix) + 4 * sizeof(line)];
 	const unsigned char *p;
+	size_t n = sizeof(prefix) - 1;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputs("phyllo-bridge: ", stderr);
+	memcpy(out, prefix, n);
 	for (p = (const unsigned char *)line; *p; p++)
-		if (*p == '\\')
-			fputs("\\\\", stderr);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else
-			fputc(*p, stderr);
-	fputc('\n', stderr);
+		if (*p == '\\') {
+			out[n++] = '\\';
+			out[n++] = '\\';
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			n += (size_t)snprintf(out + n, 5, "\\x%02x", *p);
+		} else {
+			out[n++] = (char)*p;
+		}
+	out[n++] = '\n';
+	/* One write a line (stderr is unbuffered): a reader of the log, a
+	 * journal or a test waiting for a line, never sees half of one. */
+	fwrite(out, 1, n, stderr);
 }
 
 /* per-message trouble: the first ten of a kind, then every thousandth */
