@@ -144,11 +144,24 @@ EOF
 	[ "$1" = a ] && echo "import = phyllo/b/lat lat" >>"$dir/a.conf"
 	return 0
 }
-start() {	# start NAME: the bridge, until connected
+start() {	# start NAME: the bridge, until connected (printing how long
+	# that took; 60 s, a bound for liveness only). Its log is emptied
+	# here, before the bridge starts: the redirection of the command in
+	# the background happens in the child, and the wait below once read
+	# the log of the same bridge's run before, "connected to" and all,
+	# in the moment before the child truncated it (4 runs in 10).
+	t0=$(now_ms)
+	: >"$dir/$1.out"
+	: >"$dir/$1.err"
 	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>"$dir/$1.err" &
 	eval "bridge_$1=\$!"
 	pids="$pids $!"
-	wait_for "$dir/$1.err" "connected to" 150
+	if wait_for "$dir/$1.err" "connected to" 600; then
+		echo "     bridge $1 connected in $(($(now_ms) - t0)) ms"
+	else
+		bad "bridge $1 did not connect in 60 s"
+		sed "s/^/     $1.err: /" "$dir/$1.err"
+	fi
 }
 term() {
 	eval "p=\$bridge_$1"
@@ -221,7 +234,10 @@ awk '$1 == "mosquitto" { r = $3; p = $4; q = $5 } $1 == "rabbitmq" {
 # ---- node a stopped under bridge a ---------------------------------------
 conf a "127.0.0.1:$mqtt_a 127.0.0.1:$mqtt_b" pb-a-rq
 start a
-grep -q "connected to 127.0.0.1:$mqtt_a " "$dir/a.err" || bad "bridge a is not on node a"
+grep -q "connected to 127.0.0.1:$mqtt_a " "$dir/a.err" || {
+	bad "bridge a is not on node a (node a MQTT $mqtt_a, node b $mqtt_b)"
+	sed "s/^/     a.err: /" "$dir/a.err"
+}
 mosquitto_sub -h 127.0.0.1 -p $mqtt_b -q 1 -v -t phyllo/a/u -t probe/u >"$dir/u.sub" 2>"$dir/u.err" &
 sub=$!
 pids="$pids $sub"
