@@ -34,16 +34,8 @@ conf() {
 	{ echo "link = $dir/$1.pty"; echo "transport = tty"; echo "name = $1"
 	  echo "reconnect_max = 1"; echo "stats_interval = 0"; cat; } >"$dir/$1.conf"
 }
-# start NAME: the bridge, waited for until connected. Its stderr is
-# emptied first: the child truncates it only once it runs, and the waits
-# below could read what the previous bridge of that name wrote.
-start() {
-	: >"$dir/$1.err"
-	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>>"$dir/$1.err" &
-	eval "bridge_$1=\$!"
-	pids="$pids $!"
-	wait_for "$dir/$1.err" "connected to" 150
-}
+# start NAME: the bridge, waited for until connected (15 s)
+start() { bridge_start "$1" 150; }
 term() {	# term NAME: SIGTERM, its status in $rc
 	eval "p=\$bridge_$1"
 	kill -TERM "$p" 2>/dev/null

@@ -144,19 +144,10 @@ EOF
 	[ "$1" = a ] && echo "import = phyllo/b/lat lat" >>"$dir/a.conf"
 	return 0
 }
-start() {	# start NAME: the bridge, until connected (printing how long
-	# that took; 60 s, a bound for liveness only). Its log is emptied
-	# here, before the bridge starts: the redirection of the command in
-	# the background happens in the child, and the wait below once read
-	# the log of the same bridge's run before, "connected to" and all,
-	# in the moment before the child truncated it (4 runs in 10).
+start() {	# start NAME: the bridge (lib.sh), until connected, printing
+	# how long that took; 60 s, a bound for liveness only
 	t0=$(now_ms)
-	: >"$dir/$1.out"
-	: >"$dir/$1.err"
-	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>"$dir/$1.err" &
-	eval "bridge_$1=\$!"
-	pids="$pids $!"
-	if wait_for "$dir/$1.err" "connected to" 600; then
+	if bridge_start "$1" 600; then
 		echo "     bridge $1 connected in $(($(now_ms) - t0)) ms"
 	else
 		bad "bridge $1 did not connect in 60 s"

@@ -71,13 +71,6 @@ bridge_conf() {
 		cat
 	} >"$dir/$1.conf"
 }
-# bridge_start NAME: start it, wait for its connection
-bridge_start() {
-	"$bridge" -c "$dir/$1.conf" >"$dir/$1.out" 2>"$dir/$1.err" &
-	eval "bridge_$1=\$!"
-	pids="$pids $!"
-	wait_for "$dir/$1.err" "connected to" 100
-}
 bridge_pid() { eval "echo \$bridge_$1"; }
 # bridge_term NAME: SIGTERM, its exit status in $rc
 bridge_term() {
