@@ -22,8 +22,9 @@ jobs=${KUNIT_JOBS:-$(nproc)}
 # shared cache: kmod.sh links the checkout's sources and make compares
 # mtimes, so objects another checkout built later were taken for current
 # ones (a kernel/ edit older than a fresh clone's run was not rebuilt).
-kunit_modules() {
-	name=$1 top=$2 start=$3
+kunit_modules() {	# kunit_modules NAME
+	name=$1 start=$(date +%s)
+	top=$("$here/kernel-tree.sh" "$name")
 	build=${BUILD:-$here/../../build}/kunit-$name
 	mkdir -p "$build"
 	build=$(cd "$build" && pwd)
@@ -58,6 +59,5 @@ kunit_modules() {
 }
 
 for name in "$@"; do
-	top=$("$here/kernel-tree.sh" "$name")
-	kunit_modules "$name" "$top" "$(date +%s)"
+	kunit_modules "$name"
 done
